@@ -1,0 +1,266 @@
+"""Every catalogued mistake as real code: the function a learner with that mistake would write.
+
+`buggy_model(name)` is the reference model.py with one function replaced by its buggy version.
+It drives the fingerprints that ship with the checkpoints, the catalogue tests and the demo class.
+"""
+import ast
+
+from checkpoints.catalogue import BY_NAME
+from grading.reference import load_source_module, reference_source
+
+# name -> (function replaced, source of the buggy function); each uses model.py's other functions.
+BUGGY = {
+    "softmax.no_max_shift": ("softmax", '''
+def softmax(xs):
+    exps = [math.exp(x) for x in xs]
+    total = sum(exps)
+    return [e / total for e in exps]
+'''),
+    "softmax.divide_by_max": ("softmax", '''
+def softmax(xs):
+    exps = [math.exp(x - max(xs)) for x in xs]
+    return [e / max(exps) for e in exps]
+'''),
+    "softmax.no_normalising": ("softmax", '''
+def softmax(xs):
+    return [math.exp(x) for x in xs]
+'''),
+    "softmax.wrong_axis": ("attention", '''
+def attention(Q, K, V, mask=None):
+    scores = [[dot(q, k) / math.sqrt(len(K[0])) for k in K] for q in Q]
+    by_column = [softmax([row[j] for row in scores]) for j in range(len(K))]
+    weights = [[by_column[j][i] for j in range(len(K))] for i in range(len(Q))]
+    out = [[sum(w * v[c] for w, v in zip(row, V)) for c in range(len(V[0]))] for row in weights]
+    return out, weights
+'''),
+    "attention.no_scaling": ("attention", '''
+def attention(Q, K, V, mask=None):
+    weights = [softmax([dot(q, k) for k in K]) for q in Q]
+    out = [[sum(w * v[c] for w, v in zip(row, V)) for c in range(len(V[0]))] for row in weights]
+    return out, weights
+'''),
+    "attention.divide_by_d": ("attention", '''
+def attention(Q, K, V, mask=None):
+    weights = [softmax([dot(q, k) / len(K[0]) for k in K]) for q in Q]
+    out = [[sum(w * v[c] for w, v in zip(row, V)) for c in range(len(V[0]))] for row in weights]
+    return out, weights
+'''),
+    "attention.scale_by_n_keys": ("attention", '''
+def attention(Q, K, V, mask=None):
+    weights = [softmax([dot(q, k) / math.sqrt(len(K)) for k in K]) for q in Q]
+    out = [[sum(w * v[c] for w, v in zip(row, V)) for c in range(len(V[0]))] for row in weights]
+    return out, weights
+'''),
+    "attention.scale_after_softmax": ("attention", '''
+def attention(Q, K, V, mask=None):
+    weights = [[w / math.sqrt(len(K[0])) for w in softmax([dot(q, k) for k in K])] for q in Q]
+    out = [[sum(w * v[c] for w, v in zip(row, V)) for c in range(len(V[0]))] for row in weights]
+    return out, weights
+'''),
+    "attention.weights_transposed": ("attention", '''
+def attention(Q, K, V, mask=None):
+    right = [softmax([dot(q, k) / math.sqrt(len(K[0])) for k in K]) for q in Q]
+    weights = [list(column) for column in zip(*right)]
+    out = [[sum(weights[j][i] * V[j][c] for j in range(len(V))) for c in range(len(V[0]))]
+           for i in range(len(Q))]
+    return out, weights
+'''),
+    "attention.returns_out_only": ("attention", '''
+def attention(Q, K, V, mask=None):
+    weights = [softmax([dot(q, k) / math.sqrt(len(K[0])) for k in K]) for q in Q]
+    return [[sum(w * v[c] for w, v in zip(row, V)) for c in range(len(V[0]))] for row in weights]
+'''),
+    "attention.returns_pair_swapped": ("attention", '''
+def attention(Q, K, V, mask=None):
+    weights = [softmax([dot(q, k) / math.sqrt(len(K[0])) for k in K]) for q in Q]
+    out = [[sum(w * v[c] for w, v in zip(row, V)) for c in range(len(V[0]))] for row in weights]
+    return weights, out
+'''),
+    "attention.v_transposed": ("attention", '''
+def attention(Q, K, V, mask=None):
+    weights = [softmax([dot(q, k) / math.sqrt(len(K[0])) for k in K]) for q in Q]
+    out = [[sum(w * V[c][j] for j, w in enumerate(row)) for c in range(len(V[0]))] for row in weights]
+    return out, weights
+'''),
+    "mask.transposed": ("causal_mask", '''
+def causal_mask(n):
+    return [[j >= i for j in range(n)] for i in range(n)]
+'''),
+    "mask.strict": ("causal_mask", '''
+def causal_mask(n):
+    return [[i > j for j in range(n)] for i in range(n)]
+'''),
+    "mask.multiply_after_softmax": ("attention", '''
+def attention(Q, K, V, mask=None):
+    weights = [softmax([dot(q, k) / math.sqrt(len(K[0])) for k in K]) for q in Q]
+    if mask is not None:
+        weights = [[w * m for w, m in zip(row, mrow)] for row, mrow in zip(weights, mask)]
+    out = [[sum(w * v[c] for w, v in zip(row, V)) for c in range(len(V[0]))] for row in weights]
+    return out, weights
+'''),
+    "mask.softmax_twice": ("attention", '''
+def attention(Q, K, V, mask=None):
+    weights = [softmax([dot(q, k) / math.sqrt(len(K[0])) for k in K]) for q in Q]
+    if mask is not None:
+        weights = [softmax([w * m for w, m in zip(row, mrow)]) for row, mrow in zip(weights, mask)]
+    out = [[sum(w * v[c] for w, v in zip(row, V)) for c in range(len(V[0]))] for row in weights]
+    return out, weights
+'''),
+    "mask.zero_scores": ("attention", '''
+def attention(Q, K, V, mask=None):
+    scores = [[dot(q, k) / math.sqrt(len(K[0])) for k in K] for q in Q]
+    if mask is not None:
+        scores = [[s if m else 0.0 for s, m in zip(row, mrow)] for row, mrow in zip(scores, mask)]
+    weights = [softmax(row) for row in scores]
+    out = [[sum(w * v[c] for w, v in zip(row, V)) for c in range(len(V[0]))] for row in weights]
+    return out, weights
+'''),
+    "mask.ignored": ("attention", '''
+def attention(Q, K, V, mask=None):
+    weights = [softmax([dot(q, k) / math.sqrt(len(K[0])) for k in K]) for q in Q]
+    out = [[sum(w * v[c] for w, v in zip(row, V)) for c in range(len(V[0]))] for row in weights]
+    return out, weights
+'''),
+    "multi_head.full_d_scaling": ("multi_head", '''
+def multi_head(Q, K, V, h, mask=None):
+    d = len(Q[0])
+    if d % h:
+        raise ValueError("d must be divisible by h")
+    w = d // h
+    grow = math.sqrt(d) / math.sqrt(w)   # attention divides by √w; shrink the queries to make it √d
+    heads = [attention([[x / grow for x in r[k:k + w]] for r in Q], [r[k:k + w] for r in K],
+                       [r[k:k + w] for r in V], mask)[0] for k in range(0, d, w)]
+    return [[x for head in heads for x in head[i]] for i in range(len(Q))]
+'''),
+    "multi_head.interleaved_split": ("multi_head", '''
+def multi_head(Q, K, V, h, mask=None):
+    if len(Q[0]) % h:
+        raise ValueError("d must be divisible by h")
+    heads = [attention([r[k::h] for r in Q], [r[k::h] for r in K], [r[k::h] for r in V], mask)[0]
+             for k in range(h)]
+    return [[x for head in heads for x in head[i]] for i in range(len(Q))]
+'''),
+    "multi_head.heads_summed": ("multi_head", '''
+def multi_head(Q, K, V, h, mask=None):
+    d = len(Q[0])
+    if d % h:
+        raise ValueError("d must be divisible by h")
+    w = d // h
+    heads = [attention([r[k:k + w] for r in Q], [r[k:k + w] for r in K], [r[k:k + w] for r in V], mask)[0]
+             for k in range(0, d, w)]
+    return [[sum(head[i][c] for head in heads) for c in range(w)] for i in range(len(Q))]
+'''),
+    "multi_head.heads_averaged": ("multi_head", '''
+def multi_head(Q, K, V, h, mask=None):
+    d = len(Q[0])
+    if d % h:
+        raise ValueError("d must be divisible by h")
+    w = d // h
+    heads = [attention([r[k:k + w] for r in Q], [r[k:k + w] for r in K], [r[k:k + w] for r in V], mask)[0]
+             for k in range(0, d, w)]
+    return [[sum(head[i][c] for head in heads) / h for c in range(w)] for i in range(len(Q))]
+'''),
+    "multi_head.mask_dropped": ("multi_head", '''
+def multi_head(Q, K, V, h, mask=None):
+    d = len(Q[0])
+    if d % h:
+        raise ValueError("d must be divisible by h")
+    w = d // h
+    heads = [attention([r[k:k + w] for r in Q], [r[k:k + w] for r in K], [r[k:k + w] for r in V])[0]
+             for k in range(0, d, w)]
+    return [[x for head in heads for x in head[i]] for i in range(len(Q))]
+'''),
+    "pos_encoding.out_of_range": ("pos_encoding", '''
+def pos_encoding(n, d):
+    return [[p / 10000 ** ((c - c % 2) / d) for c in range(d)] for p in range(n)]
+'''),
+    "pos_encoding.identical_rows": ("pos_encoding", '''
+def pos_encoding(n, d):
+    return [[math.sin(c / d) if c % 2 == 0 else math.cos(c / d) for c in range(d)] for p in range(n)]
+'''),
+    "pos_encoding.transposed": ("pos_encoding", '''
+def pos_encoding(n, d):
+    return [[math.sin(p / 10000 ** ((c - c % 2) / d)) if c % 2 == 0 else math.cos(p / 10000 ** ((c - c % 2) / d))
+             for p in range(n)] for c in range(d)]
+'''),
+    "layer_norm.unbiased_variance": ("layer_norm", '''
+def layer_norm(row, eps=1e-5):
+    mean = sum(row) / len(row)
+    var = sum((x - mean) ** 2 for x in row) / (len(row) - 1)
+    return [(x - mean) / math.sqrt(var + eps) for x in row]
+'''),
+    "layer_norm.eps_outside_sqrt": ("layer_norm", '''
+def layer_norm(row, eps=1e-5):
+    mean = sum(row) / len(row)
+    var = sum((x - mean) ** 2 for x in row) / len(row)
+    return [(x - mean) / (math.sqrt(var) + eps) for x in row]
+'''),
+    "layer_norm.no_mean_subtraction": ("layer_norm", '''
+def layer_norm(row, eps=1e-5):
+    mean = sum(row) / len(row)
+    var = sum((x - mean) ** 2 for x in row) / len(row)
+    return [x / math.sqrt(var + eps) for x in row]
+'''),
+    "layer_norm.no_eps": ("layer_norm", '''
+def layer_norm(row, eps=1e-5):
+    mean = sum(row) / len(row)
+    var = sum((x - mean) ** 2 for x in row) / len(row)
+    return [(x - mean) / math.sqrt(var) for x in row]
+'''),
+    "layer_norm.across_positions": ("block", '''
+def block(X, h, mask=None):
+    columns = [layer_norm(list(col)) for col in zip(*X)]
+    N = [list(row) for row in zip(*columns)]
+    A = multi_head(N, N, N, h, mask)
+    return [[x + a for x, a in zip(xr, ar)] for xr, ar in zip(X, A)]
+'''),
+    "block.post_ln": ("block", '''
+def block(X, h, mask=None):
+    A = multi_head(X, X, X, h, mask)
+    return [layer_norm([x + a for x, a in zip(xr, ar)]) for xr, ar in zip(X, A)]
+'''),
+    "block.no_residual": ("block", '''
+def block(X, h, mask=None):
+    N = [layer_norm(row) for row in X]
+    return multi_head(N, N, N, h, mask)
+'''),
+    "block.residual_on_normed": ("block", '''
+def block(X, h, mask=None):
+    N = [layer_norm(row) for row in X]
+    A = multi_head(N, N, N, h, mask)
+    return [[x + a for x, a in zip(nr, ar)] for nr, ar in zip(N, A)]
+'''),
+    "block.mask_ignored": ("block", '''
+def block(X, h, mask=None):
+    N = [layer_norm(row) for row in X]
+    A = multi_head(N, N, N, h)
+    return [[x + a for x, a in zip(xr, ar)] for xr, ar in zip(X, A)]
+'''),
+}
+
+
+def replace_function(source, function, new_code):
+    """source with the top-level `def function` swapped for new_code (the rest untouched)."""
+    lines = source.splitlines(keepends=True)
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.FunctionDef) and node.name == function:
+            start = node.lineno - 1 - len(node.decorator_list)
+            return "".join(lines[:start]) + new_code.strip("\n") + "\n" + "".join(lines[node.end_lineno:])
+    raise KeyError(f"model source has no function {function!r}")
+
+
+def buggy_source(name, base=None):
+    """A whole model.py that carries exactly the named mistake."""
+    function, code = BUGGY[name]
+    return replace_function(base if base is not None else reference_source(), function, code)
+
+
+def buggy_model(name):
+    return load_source_module(buggy_source(name), f"buggy_{name.replace('.', '_')}", f"<{name}>")
+
+
+def check_catalogue_complete():
+    missing = sorted(set(BY_NAME) - set(BUGGY))
+    extra = sorted(set(BUGGY) - set(BY_NAME))
+    if missing or extra:
+        raise AssertionError(f"catalogue and code disagree: no code for {missing}, no entry for {extra}")

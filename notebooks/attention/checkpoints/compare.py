@@ -1,0 +1,77 @@
+"""Comparing nested lists of numbers, and saying where two of them first part ways."""
+import math
+
+TOLERANCE = 1e-6
+
+
+def canonical(value):
+    """Tuples become lists, ints become floats, so learner values compare with stored JSON data."""
+    if isinstance(value, (list, tuple)):
+        return [canonical(v) for v in value]
+    if isinstance(value, bool) or value is None or isinstance(value, (str, dict)):
+        return value
+    if isinstance(value, (int, float)):
+        return float(value)
+    return repr(value)   # anything else (a generator, numpy array…) compares as unequal text
+
+
+def numbers_close(a, b, tol=TOLERANCE):
+    """|a - b| <= tol · max(1, |b|); nan matches nan, inf matches the same inf."""
+    if math.isnan(a) or math.isnan(b):
+        return math.isnan(a) and math.isnan(b)
+    if math.isinf(a) or math.isinf(b):
+        return a == b
+    return abs(a - b) <= tol * max(1.0, abs(b))
+
+
+def first_difference(got, want, tol=TOLERANCE, path=()):
+    """None when got matches want to tol, else (path, got_part, want_part, what differs)."""
+    if isinstance(want, list):
+        if not isinstance(got, list):
+            return path, got, want, f"expected a list of {len(want)}, got {type(got).__name__}"
+        if len(got) != len(want):
+            return path, got, want, f"expected length {len(want)}, got length {len(got)}"
+        for i, (g, w) in enumerate(zip(got, want)):
+            found = first_difference(g, w, tol, path + (i,))
+            if found:
+                return found
+        return None
+    if isinstance(want, bool) or isinstance(got, bool):
+        return None if got is want else (path, got, want, "values differ")
+    if isinstance(want, float):
+        if not isinstance(got, float):
+            return path, got, want, f"expected a number, got {type(got).__name__}"
+        return None if numbers_close(got, want, tol) else (path, got, want, "values differ")
+    return None if got == want else (path, got, want, "values differ")
+
+
+def close(got, want, tol=TOLERANCE):
+    return first_difference(got, want, tol) is None
+
+
+def describe_path(path, names=("row", "column")):
+    """(2, 1) -> 'row 2, column 1'; () -> 'the whole value'."""
+    if not path:
+        return "the whole value"
+    labels = list(names) + ["item"] * len(path)
+    return ", ".join(f"{label} {i}" for label, i in zip(labels, path))
+
+
+def shape(value):
+    """(rows, cols) of a matrix, (len,) of a vector, () of anything else."""
+    if isinstance(value, (list, tuple)):
+        if value and all(isinstance(r, (list, tuple)) for r in value):
+            widths = {len(r) for r in value}
+            return (len(value), widths.pop()) if len(widths) == 1 else (len(value), "ragged")
+        return (len(value),)
+    return ()
+
+
+def brief(value, width=6):
+    """A short, readable rendering of a number, vector or matrix row."""
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    if isinstance(value, (list, tuple)):
+        items = [brief(v, width) for v in value[:width]]
+        return "[" + ", ".join(items) + (", …" if len(value) > width else "") + "]"
+    return repr(value)

@@ -1,0 +1,59 @@
+"""Recognising a catalogued mistake from what the learner's functions return on the probes."""
+import json
+import os
+
+from .catalogue import BY_NAME
+from .compare import canonical, close
+from .probes import PROBES, call
+
+FINGERPRINTS_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fingerprints.json")
+
+
+def pos_encoding_signature(value):
+    """What the course asks of a positional encoding: [rows, cols, all in [-1, 1], rows distinct]."""
+    rows = canonical(value)
+    if not (isinstance(rows, list) and rows and all(isinstance(r, list) for r in rows)):
+        return {"not_a_matrix": True}
+    flat = [v for r in rows for v in r if isinstance(v, float)]
+    in_range = len(flat) == sum(len(r) for r in rows) and all(-1.0 - 1e-12 <= v <= 1.0 + 1e-12 for v in flat)
+    distinct = all(max((abs(a - b) for a, b in zip(r, s)), default=0.0) > 1e-9
+                   for i, r in enumerate(rows) for s in rows[i + 1:])
+    return [float(len(rows)), float(len(rows[0])), in_range, distinct]
+
+
+def signature(checkpoint, value):
+    """The comparable trace of one call: its value, or which exception it raised."""
+    if isinstance(value, BaseException):
+        return {"raises": type(value).__name__}
+    if checkpoint == "pos_encoding":
+        return pos_encoding_signature(value)
+    return canonical(value)
+
+
+def same_signature(got, stored):
+    if isinstance(stored, dict) and "raises" in stored:
+        return isinstance(got, dict) and "raises" in got   # any exception counts as the same failure
+    return close(got, stored)
+
+
+def load_fingerprints(path=FINGERPRINTS_FILE):
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
+def probe_signatures(checkpoint, module):
+    """{probe id: signature} of a module's answers on one checkpoint's probes."""
+    return {p.id: signature(checkpoint, call(module, p)) for p in PROBES[checkpoint]}
+
+
+def diagnose(checkpoint, signatures, fingerprints=None):
+    """The catalogued mistakes whose stored answers match these signatures on every probe."""
+    fingerprints = fingerprints or load_fingerprints()
+    names = fingerprints[checkpoint]["mistakes"]
+    return [BY_NAME[name] for name in names
+            if all(same_signature(signatures[pid], names[name][pid]) for pid in signatures)]
+
+
+def expected(checkpoint, probe_id, fingerprints=None):
+    """The correct answer stored for one probe."""
+    return (fingerprints or load_fingerprints())[checkpoint]["correct"][probe_id]

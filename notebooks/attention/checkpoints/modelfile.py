@@ -1,0 +1,131 @@
+"""Reading and writing the learner's model.py, one step's section at a time.
+
+model.py is a header (docstring + ``import math``) followed by one section per step, each opened
+by a marker line. Saving a step replaces that step's section and keeps the sections in step
+order, so re-running a notebook never duplicates a function and the file always imports.
+"""
+import ast
+import importlib.util
+import inspect
+import linecache
+import os
+import re
+import sys
+
+MODEL_FILE = "model.py"
+ALLOWED_IMPORTS = {"math"}
+
+# The seven functions, in the order the notebooks build them.
+STEPS = ["softmax", "attention", "causal_mask", "multi_head", "pos_encoding", "layer_norm", "block"]
+
+HEADER = '''"""model.py: a transformer block in plain Python lists and math alone.
+
+Every matrix is a list of rows (one row per position, one column per feature).
+The notebooks write one section per step; re-running a step replaces its section.
+"""
+import math
+'''
+
+_MARKER = re.compile(r"^# ── step (\d+): (\w+) ─+$", re.MULTILINE)
+
+
+class ModelFileError(Exception):
+    """model.py (or a section for it) breaks a rule of the course; the message says which."""
+
+
+def step_number(name):
+    """1-based step of a function name, or a clear error for a name the course does not build."""
+    if name not in STEPS:
+        raise ModelFileError(f"{name!r} is not one of the course's functions: {', '.join(STEPS)}")
+    return STEPS.index(name) + 1
+
+
+def marker(name):
+    return f"# ── step {step_number(name)}: {name} " + "─" * 40
+
+
+def ensure_model(path=MODEL_FILE):
+    """Create the stub model.py (header only) if there is none yet; return its path."""
+    if not os.path.exists(path):
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(HEADER)
+    return path
+
+
+def read_sections(text):
+    """Split model.py text into (header, {name: section source without its marker})."""
+    found = list(_MARKER.finditer(text))
+    header = text[: found[0].start()] if found else text
+    sections = {}
+    for here, after in zip(found, found[1:] + [None]):
+        body = text[here.end(): after.start() if after else len(text)]
+        sections[here.group(2)] = body.strip("\n") + "\n"
+    return header, sections
+
+
+def compose(header, sections):
+    """model.py text from a header and sections, sections in step order."""
+    parts = [header.rstrip("\n") + "\n"]
+    for name in sorted(sections, key=step_number):
+        parts.append("\n\n" + marker(name) + "\n" + sections[name].strip("\n") + "\n")
+    return "".join(parts)
+
+
+def foreign_imports(source):
+    """Names of modules other than math that the source imports (empty list when clean)."""
+    names = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            names += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            names.append("." * node.level + (node.module or ""))
+    return [n for n in names if n.split(".")[0] not in ALLOWED_IMPORTS]
+
+
+def check_stdlib_only(source, where=MODEL_FILE):
+    """Raise ModelFileError naming the first import that is not math."""
+    bad = foreign_imports(source)
+    if bad:
+        raise ModelFileError(
+            f"{where} imports {bad[0]!r}; the course's model uses only the math module. "
+            f"Remove the import and write the computation with lists and math.")
+
+
+def cell_source(fn):
+    """The whole notebook cell that defined fn (helpers included), or fn's own source elsewhere."""
+    filename = inspect.getsourcefile(fn) or ""
+    lines = linecache.getlines(filename)
+    if lines and not os.path.exists(filename):   # IPython keeps cells in linecache only
+        return "".join(lines)
+    return inspect.getsource(fn)
+
+
+def save_section(name, source, path=MODEL_FILE):
+    """Replace step `name`'s section of model.py with source; refuse (file untouched) if broken."""
+    step_number(name)
+    try:
+        check_stdlib_only(source, where=f"your {name} cell")
+    except SyntaxError as err:
+        raise ModelFileError(f"your {name} cell does not parse: {err}") from None
+    ensure_model(path)
+    with open(path, encoding="utf-8") as f:
+        header, sections = read_sections(f.read())
+    sections[name] = source
+    text = compose(header, sections)
+    compile(text, path, "exec")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+    sys.modules.pop("model", None)   # the next `import model` sees the new file
+    return text
+
+
+def load_model(path=MODEL_FILE, module_name="learner_model"):
+    """Import model.py afresh from disk as its own module object (never the cached `model`)."""
+    if not os.path.exists(path):
+        raise ModelFileError(f"there is no {path} here yet: run the cell that writes your function into it")
+    with open(path, encoding="utf-8") as f:
+        check_stdlib_only(f.read(), where=path)
+    spec = importlib.util.spec_from_file_location(module_name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

@@ -1,0 +1,82 @@
+"""The fixed inputs every checkpoint feeds to the learner's functions.
+
+Each probe is one call: which function, with which arguments. The known answers for these calls
+(the correct one and each catalogued mistake's) are in fingerprints.json, keyed by probe id.
+"""
+import random
+from collections import namedtuple
+
+Probe = namedtuple("Probe", "id function args kwargs")
+
+
+def seeded_matrix(rows, cols, seed, scale=1.0):
+    """rows × cols of Gaussian values, seeded, rounded to 3 decimals so they read well."""
+    rng = random.Random(seed)
+    return [[round(rng.gauss(0.0, scale), 3) for _ in range(cols)] for _ in range(rows)]
+
+
+def lower_triangle(n):
+    """The causal mask written out as data (i >= j), for probes that need a correct mask."""
+    return [[i >= j for j in range(n)] for i in range(n)]
+
+
+def _qkv(n_q, n_k, d_k, d_v, seed, scale=1.0):
+    return [seeded_matrix(n_q, d_k, seed, scale), seeded_matrix(n_k, d_k, seed + 1, scale),
+            seeded_matrix(n_k, d_v, seed + 2, scale)]
+
+
+PATCHY_MASK = [[True, False, True, False, True],
+               [False, True, True, True, False],
+               [True, True, False, False, False]]   # every row keeps at least one key
+
+PROBES = {
+    "softmax": [
+        Probe("softmax.small", "softmax", [[0.5, -1.0, 2.0, 0.0]], {}),
+        Probe("softmax.large", "softmax", [[1000.0, 1001.0, 1002.0]], {}),
+        Probe("softmax.spread", "softmax", [[-3.0, 1.5, 0.25, 4.0, -0.5]], {}),
+    ],
+    "attention": [
+        Probe("attention.rect", "attention", _qkv(3, 5, 4, 6, seed=11), {}),
+        Probe("attention.square", "attention", _qkv(4, 4, 4, 4, seed=21), {}),
+        Probe("attention.wide", "attention", _qkv(2, 3, 16, 5, seed=31, scale=2.0), {}),
+    ],
+    "causal_mask": [
+        Probe("causal_mask.n1", "causal_mask", [1], {}),
+        Probe("causal_mask.n5", "causal_mask", [5], {}),
+        Probe("causal_mask.attend", "attention", _qkv(4, 4, 6, 3, seed=41), {"mask": lower_triangle(4)}),
+        Probe("causal_mask.patchy", "attention", _qkv(3, 5, 4, 2, seed=51), {"mask": PATCHY_MASK}),
+    ],
+    "multi_head": [
+        Probe("multi_head.h2", "multi_head", _qkv(4, 4, 8, 8, seed=61) + [2], {}),
+        Probe("multi_head.h4_masked", "multi_head", _qkv(5, 5, 8, 8, seed=71) + [4],
+              {"mask": lower_triangle(5)}),
+        Probe("multi_head.h1", "multi_head", _qkv(3, 3, 4, 4, seed=81) + [1], {}),
+    ],
+    "pos_encoding": [
+        Probe("pos_encoding.6x8", "pos_encoding", [6, 8], {}),
+        Probe("pos_encoding.50x16", "pos_encoding", [50, 16], {}),
+        Probe("pos_encoding.3x4", "pos_encoding", [3, 4], {}),
+    ],
+    "layer_norm": [
+        Probe("layer_norm.row", "layer_norm", [[1.0, 2.0, 3.0, 4.0, 10.0]], {}),
+        Probe("layer_norm.constant", "layer_norm", [[3.0, 3.0, 3.0, 3.0]], {}),
+        Probe("layer_norm.narrow", "layer_norm", [[1.0, 1.01, 0.99, 1.02, 0.98]], {}),
+        Probe("layer_norm.eps", "layer_norm", [[1.0, 2.0, 3.0]], {"eps": 0.5}),
+    ],
+    "block": [
+        Probe("block.h2", "block", [seeded_matrix(4, 8, 91, scale=3.0), 2], {}),
+        Probe("block.h4_masked", "block", [seeded_matrix(5, 8, 101, scale=3.0), 4],
+              {"mask": lower_triangle(5)}),
+        Probe("block.h1", "block", [[[x + 5.0 for x in row] for row in seeded_matrix(3, 4, 111)], 1], {}),
+    ],
+}
+
+CHECKPOINTS = list(PROBES)
+
+
+def call(module, probe):
+    """Run a probe against a module's functions; an exception is returned, not raised."""
+    try:
+        return getattr(module, probe.function)(*probe.args, **probe.kwargs)
+    except Exception as err:   # the learner's code may fail in any way; the check reports it
+        return err

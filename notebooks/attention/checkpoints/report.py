@@ -1,0 +1,74 @@
+"""Checkpoint results: one object per check, one per checkpoint, readable in Jupyter and in a terminal."""
+import html
+
+
+class Check:
+    """One check: what was checked, whether it held, and if not the evidence and a hint."""
+
+    def __init__(self, what, passed, got=None, expected=None, where=None, hint=None):
+        self.what, self.passed = what, passed
+        self.got, self.expected, self.where, self.hint = got, expected, where, hint
+
+    def lines(self):
+        yield ("✓ " if self.passed else "✗ ") + self.what
+        if self.passed:
+            return
+        if self.got is not None:
+            yield f"    yours:    {self.got}"
+        if self.expected is not None:
+            yield f"    expected: {self.expected}"
+        if self.where:
+            yield f"    first difference: {self.where}"
+        if self.hint:
+            yield f"    hint: {self.hint}"
+
+    def __repr__(self):
+        return "\n".join(self.lines())
+
+
+class Report:
+    """All checks of one checkpoint, plus the diagnosis when a known mistake fits the evidence."""
+
+    def __init__(self, title, checks, diagnosis=None, note=None):
+        self.title, self.checks, self.diagnosis, self.note = title, list(checks), diagnosis, note
+
+    @property
+    def passed(self):
+        return all(c.passed for c in self.checks)
+
+    @property
+    def failed(self):
+        return [c for c in self.checks if not c.passed]
+
+    def summary(self):
+        if self.passed:
+            return f"{self.title}: all {len(self.checks)} checks hold"
+        return f"{self.title}: {len(self.failed)} of {len(self.checks)} checks fail"
+
+    def diagnosis_lines(self):
+        if self.passed:
+            return []
+        if not self.diagnosis:
+            return [self.note or "no known mistake matches these outputs; start from the first ✗ above"]
+        best, *others = self.diagnosis
+        lines = [f"looks like: {best.title}", f"    {best.explanation}", f"    fix: {best.hint}"]
+        return lines + [f"    (or: {m.title})" for m in others]
+
+    def __repr__(self):
+        body = [line for c in self.checks for line in c.lines()]
+        return "\n".join([self.summary()] + ["  " + b for b in body] + self.diagnosis_lines())
+
+    def _repr_html_(self):
+        colour = "#1a7f37" if self.passed else "#b3261e"
+        rows = []
+        for c in self.checks:
+            first, *rest = list(c.lines())
+            detail = "".join(f"<div style='margin-left:1.6em;font-family:monospace'>{html.escape(r.strip())}</div>"
+                             for r in rest)
+            rows.append(f"<li style='list-style:none'>{html.escape(first)}{detail}</li>")
+        diag = "".join(f"<div><b>{html.escape(d.strip())}</b></div>" if i == 0 else
+                       f"<div style='margin-left:1.6em'>{html.escape(d.strip())}</div>"
+                       for i, d in enumerate(self.diagnosis_lines()))
+        return (f"<div style='border-left:4px solid {colour};padding:0.3em 0.8em'>"
+                f"<div style='color:{colour};font-weight:bold'>{html.escape(self.summary())}</div>"
+                f"<ul style='padding-left:0.4em;margin:0.3em 0'>{''.join(rows)}</ul>{diag}</div>")
