@@ -1,0 +1,275 @@
+"""The visible checks of each checkpoint: properties and known answers, no solution code.
+
+Each `check_<name>(model)` takes a module holding the learner's functions and returns a Report.
+"""
+import math
+
+from .compare import brief, close, describe_path, first_difference, shape, canonical
+from .diagnose import diagnose, expected, load_fingerprints, probe_signatures, signature
+from .probes import PROBES, call, seeded_matrix
+from .report import Check, Report
+
+
+def _failure(value):
+    return f"raised {type(value).__name__}: {value}" if isinstance(value, BaseException) else None
+
+
+def answer_check(what, got, want, hint, names=("row", "column")):
+    """A known-answer check: passes when got matches want to 1e-6, else shows where they part."""
+    if _failure(got):
+        return Check(what, False, got=_failure(got), hint=hint)
+    found = first_difference(canonical(got), want)
+    if found is None:
+        return Check(what, True)
+    path, got_part, want_part, why = found
+    row = path[:1]
+    shown_got = brief(canonical(got)[row[0]]) if row and isinstance(canonical(got), list) else brief(canonical(got))
+    shown_want = brief(want[row[0]]) if row else brief(want)
+    where = f"{describe_path(path, names)}: {brief(got_part)} vs {brief(want_part)} ({why})"
+    if row:
+        shown_got, shown_want = f"{names[0]} {row[0]}: {shown_got}", f"{names[0]} {row[0]}: {shown_want}"
+    return Check(what, False, got=shown_got, expected=shown_want, where=where, hint=hint)
+
+
+def property_check(what, holds, got=None, expected=None, hint=None):
+    return Check(what, bool(holds), got=None if holds else got, expected=None if holds else expected,
+                 hint=None if holds else hint)
+
+
+def probe(name, probe_id):
+    return next(p for p in PROBES[name] if p.id == probe_id)
+
+
+def is_matrix(value, rows=None, cols=None):
+    s = shape(value)
+    return len(s) == 2 and (rows is None or s[0] == rows) and (cols is None or s[1] == cols)
+
+
+def rows_sum_to_one(weights):
+    return is_matrix(weights) and all(abs(sum(row) - 1.0) <= 1e-9 for row in weights)
+
+
+def finish(title, checkpoint, model, checks, fingerprints):
+    """Attach the diagnosis (only when something failed) and build the report."""
+    report = Report(title, checks)
+    if not report.passed:
+        report.diagnosis = diagnose(checkpoint, probe_signatures(checkpoint, model), fingerprints)
+    return report
+
+
+# ── step 1 ──
+def check_softmax(model, fingerprints=None):
+    fp = fingerprints or load_fingerprints()
+    small, large = probe("softmax", "softmax.small"), probe("softmax", "softmax.large")
+    got_small, got_large = call(model, small), call(model, large)
+    shifted = call(model, small._replace(args=[[x + 100.0 for x in small.args[0]]]))
+    checks = [
+        property_check("returns a list as long as its input ([0.5, -1, 2, 0] → 4 numbers)",
+                       not _failure(got_small) and shape(got_small) == (4,),
+                       got=_failure(got_small) or brief(got_small), expected="4 numbers",
+                       hint="build one output per input: [... for x in xs]"),
+        property_check("sums to 1",
+                       not _failure(got_small) and abs(sum(got_small) - 1.0) <= 1e-9,
+                       got=_failure(got_small) or f"sum {sum(got_small) if shape(got_small) else got_small!r}",
+                       expected="sum 1.0", hint="divide every exp by the sum of all the exps"),
+        property_check("no overflow: [1000, 1001, 1002] gives finite values that sum to 1",
+                       not _failure(got_large) and shape(got_large) == (3,)
+                       and all(math.isfinite(v) for v in got_large) and abs(sum(got_large) - 1.0) <= 1e-9,
+                       got=_failure(got_large) or brief(got_large), expected=brief(expected("softmax", large.id, fp)),
+                       hint="subtract max(xs) from every x before math.exp"),
+        answer_check("adding 100 to every input changes nothing", shifted, canonical(got_small)
+                     if not _failure(got_small) else expected("softmax", small.id, fp),
+                     hint="softmax(x + c) = softmax(x); subtracting the max relies on it", names=("item",)),
+    ]
+    for p in PROBES["softmax"]:
+        checks.append(answer_check(f"known answer for softmax({brief(p.args[0])})", call(model, p),
+                                   expected("softmax", p.id, fp), names=("item",),
+                                   hint="exp(x - max) for each x, divided by their sum"))
+    return finish("softmax", "softmax", model, checks, fp)
+
+
+# ── step 2 ──
+def check_attention(model, fingerprints=None):
+    fp = fingerprints or load_fingerprints()
+    rect = probe("attention", "attention.rect")
+    got = call(model, rect)
+    pair = isinstance(got, (tuple, list)) and len(got) == 2 and all(is_matrix(x) for x in got)
+    out, weights = got if pair else (None, None)
+    checks = [
+        property_check("returns the pair (out, weights)", pair,
+                       got=_failure(got) or f"a value of shape {shape(got)}", expected="(out, weights)",
+                       hint="end with `return out, weights`"),
+        property_check("out is n_q × d_v (3 × 6) and weights n_q × n_k (3 × 5) for Q 3×4, K 5×4, V 5×6",
+                       pair and shape(out) == (3, 6) and shape(weights) == (3, 5),
+                       got=f"out {shape(out)}, weights {shape(weights)}" if pair else None,
+                       expected="out (3, 6), weights (3, 5)",
+                       hint="one weight per (query, key) pair; one output row per query with V's width"),
+        property_check("each row of weights sums to 1", pair and rows_sum_to_one(weights),
+                       got=brief([sum(r) for r in weights]) if pair else None, expected="[1.0, 1.0, 1.0]",
+                       hint="weights[i] = softmax(scores[i]), one row per query"),
+    ]
+    for p in PROBES["attention"]:
+        want_out, want_w = expected("attention", p.id, fp)
+        got = call(model, p)
+        got_out, got_w = got if isinstance(got, (tuple, list)) and len(got) == 2 else (got, got)
+        dims = f"Q {shape(p.args[0])[0]}×{shape(p.args[0])[1]}, K {shape(p.args[1])[0]}×{shape(p.args[1])[1]}"
+        checks.append(answer_check(f"known weights ({dims})", got_w, want_w,
+                                   hint="scores[i][j] = dot(Q[i], K[j]) / math.sqrt(len(K[0]))"))
+        checks.append(answer_check(f"known output ({dims})", got_out, want_out,
+                                   hint="out[i] = Σ_j weights[i][j] · V[j]"))
+    return finish("attention", "attention", model, checks, fp)
+
+
+# ── step 3 ──
+def check_causal_mask(model, fingerprints=None):
+    fp = fingerprints or load_fingerprints()
+    checks = [answer_check(f"causal_mask({p.args[0]}) is true exactly where i >= j", call(model, p),
+                           expected("causal_mask", p.id, fp),
+                           hint="mask[i][j] = i >= j: query i sees keys 0..i, itself included")
+              for p in PROBES["causal_mask"] if p.function == "causal_mask"]
+    for p in PROBES["causal_mask"]:
+        if p.function != "attention":
+            continue
+        mask = p.kwargs["mask"]
+        got = call(model, p)
+        plain = call(model, p._replace(kwargs={}))
+        ok = (isinstance(got, (tuple, list)) and len(got) == 2 and is_matrix(got[1], len(mask), len(mask[0]))
+              and isinstance(plain, (tuple, list)) and len(plain) == 2 and is_matrix(plain[1]))
+        weights = got[1] if ok else None
+        hidden = [(i, j) for i, row in enumerate(mask) for j, keep in enumerate(row) if not keep]
+        # exactly zero is the contract: exp(-inf) is 0.0, and so is exp of any huge negative score
+        leaks = [(i, j, weights[i][j]) for i, j in hidden if weights[i][j] != 0.0] if ok else []
+        label = "causal" if p.id.endswith("attend") else "patchy"
+        checks.append(property_check(f"with a {label} mask, hidden weights are exactly 0", ok and not leaks,
+                                     got=(_failure(got) or (f"weights[{leaks[0][0]}][{leaks[0][1]}] = {leaks[0][2]:.6g}"
+                                          if leaks else f"a value of shape {shape(got)}")),
+                                     expected="0.0", hint="set hidden scores to -math.inf before the softmax, "
+                                                          "not after it"))
+        checks.append(property_check(f"with a {label} mask, each row of weights still sums to 1",
+                                     ok and rows_sum_to_one(weights),
+                                     got=brief([sum(r) for r in weights]) if ok else None, expected="all 1.0",
+                                     hint="mask the scores, then take one softmax per row"))
+        if ok:
+            renormalised = [[w if keep else 0.0 for w, keep in zip(row, mrow)] for row, mrow in zip(plain[1], mask)]
+            renormalised = [[w / sum(row) for w in row] for row in renormalised]
+            checks.append(answer_check(f"with a {label} mask, the visible weights keep their unmasked proportions",
+                                       weights, renormalised,
+                                       hint="masking must only remove keys: the softmax shares 1 among "
+                                            "the visible ones in the same ratios as before"))
+    return finish("causal mask", "causal_mask", model, checks, fp)
+
+
+# ── step 4 ──
+def check_multi_head(model, fingerprints=None):
+    fp = fingerprints or load_fingerprints()
+    one = probe("multi_head", "multi_head.h1")
+    two = probe("multi_head", "multi_head.h2")
+    got_two = call(model, two)
+    alone = call(model, one)
+    att = call(model, one._replace(function="attention", args=one.args[:3]))
+    att_out = att[0] if isinstance(att, (tuple, list)) and len(att) == 2 else att
+    bad_split = call(model, two._replace(args=two.args[:3] + [3]))
+    Q, K, V = two.args[:3]
+    changed = [[r[:4] + [x + 1.0 for x in r[4:]] for r in M] for M in (Q, K, V)]
+    moved = call(model, two._replace(args=changed + [2]))
+    checks = [
+        property_check("output is n × d (4 × 8 for h = 2)", shape(got_two) == (4, 8),
+                       got=_failure(got_two) or str(shape(got_two)), expected="(4, 8)",
+                       hint="concatenate the h head outputs side by side, row by row"),
+        answer_check("h = 1 gives exactly attention(Q, K, V)[0]", alone,
+                     canonical(att_out) if not _failure(att_out) else expected("multi_head", one.id, fp),
+                     hint="with one head the only slice is the whole matrix"),
+        property_check("d = 8, h = 3 raises ValueError", isinstance(bad_split, ValueError),
+                       got=_failure(bad_split) or "no error", expected="ValueError",
+                       hint="check d % h before splitting and raise ValueError with a clear message"),
+        property_check("changing head 2's features leaves head 1's output columns alone (h = 2)",
+                       shape(moved) == (4, 8) and shape(got_two) == (4, 8)
+                       and close([r[:4] for r in canonical(moved)], [r[:4] for r in canonical(got_two)]),
+                       got="head 1's columns changed", expected="columns 0-3 unchanged",
+                       hint="head k must see only its own slice: columns k·(d//h) up to (k+1)·(d//h)"),
+    ]
+    for p in PROBES["multi_head"]:
+        checks.append(answer_check(f"known output for h = {p.args[3]}" + (" with a causal mask" if p.kwargs else ""),
+                                   call(model, p), expected("multi_head", p.id, fp),
+                                   hint="slice, run attention on each slice (mask included), concatenate"))
+    return finish("multi-head attention", "multi_head", model, checks, fp)
+
+
+# ── step 5 ──
+def check_pos_encoding(model, fingerprints=None):
+    fp = fingerprints or load_fingerprints()
+    checks = []
+    for p in PROBES["pos_encoding"][:2]:
+        n, d = p.args
+        got = call(model, p)
+        sig = signature("pos_encoding", got)
+        checks += [
+            property_check(f"pos_encoding({n}, {d}) is {n} × {d}", is_matrix(got, n, d),
+                           got=_failure(got) or str(shape(got)), expected=f"({n}, {d})",
+                           hint="n rows (positions), d values each (features)"),
+            property_check(f"pos_encoding({n}, {d}): every value lies in [-1, 1]", isinstance(sig, list) and sig[2],
+                           got="a value outside [-1, 1]", expected="all within [-1, 1]",
+                           hint="store sines and cosines of the angles, not the angles"),
+            property_check(f"pos_encoding({n}, {d}): no two positions share a row", isinstance(sig, list) and sig[3],
+                           got="two equal rows", expected="all rows different",
+                           hint="the angle must depend on the position p, not only on the feature"),
+        ]
+    return finish("positional encoding", "pos_encoding", model, checks, fp)
+
+
+# ── step 6 ──
+def check_layer_norm(model, fingerprints=None):
+    fp = fingerprints or load_fingerprints()
+    row = probe("layer_norm", "layer_norm.row")
+    got = call(model, row)
+    ok = shape(got) == (len(row.args[0]),) and not _failure(got)
+    mean = sum(got) / len(got) if ok else None
+    var = sum((x - mean) ** 2 for x in got) / len(got) if ok else None
+    const = call(model, probe("layer_norm", "layer_norm.constant"))
+    checks = [
+        property_check("returns a vector as long as its input", ok, got=_failure(got) or str(shape(got)),
+                       expected=f"({len(row.args[0])},)", hint="one output per feature"),
+        property_check("the result has mean 0", ok and abs(mean) <= 1e-9, got=f"mean {mean}" if ok else None,
+                       expected="mean 0", hint="subtract the mean of the row from every value"),
+        property_check("the result has variance 1 (population variance, up to eps)",
+                       ok and abs(var - 1.0) <= 1e-4, got=f"variance {var}" if ok else None, expected="variance ≈ 1",
+                       hint="divide by math.sqrt(var + eps) with var = Σ (x - mean)² / len(row)"),
+        answer_check("a constant vector gives zeros (no division by zero)", const, [0.0] * 4, names=("item",),
+                     hint="keep eps inside the square root: math.sqrt(var + eps) is never 0"),
+    ]
+    for p in PROBES["layer_norm"]:
+        label = f"layer_norm({brief(p.args[0])}" + (f", eps={p.kwargs['eps']})" if p.kwargs else ")")
+        checks.append(answer_check(f"known answer for {label}", call(model, p), expected("layer_norm", p.id, fp),
+                                   names=("item",), hint="(x - mean) / math.sqrt(var + eps), var over len(row)"))
+    return finish("layer norm", "layer_norm", model, checks, fp)
+
+
+# ── step 7 ──
+def check_block(model, fingerprints=None):
+    fp = fingerprints or load_fingerprints()
+    masked = probe("block", "block.h4_masked")
+    got = call(model, masked)
+    X = masked.args[0]
+    nudged = X[:-1] + [[x + 1.0 for x in X[-1]]]
+    moved = call(model, masked._replace(args=[nudged, 4]))
+    checks = [
+        property_check("output has the input's shape (5 × 8)", shape(got) == shape(X),
+                       got=_failure(got) or str(shape(got)), expected=str(shape(X)),
+                       hint="the residual adds X element by element, so the shape cannot change"),
+        property_check("with a causal mask, changing the last position leaves the earlier rows alone",
+                       shape(moved) == shape(X) and shape(got) == shape(X)
+                       and close(canonical(moved)[:-1], canonical(got)[:-1]),
+                       got="an earlier row changed", expected="rows 0-3 unchanged",
+                       hint="pass mask through to multi_head, and normalise each row on its own"),
+    ]
+    for p in PROBES["block"]:
+        checks.append(answer_check(f"known output for X {shape(p.args[0])[0]}×{shape(p.args[0])[1]}, "
+                                   f"h = {p.args[1]}" + (" with a causal mask" if p.kwargs else ""),
+                                   call(model, p), expected("block", p.id, fp),
+                                   hint="N = [layer_norm(r) for r in X]; return X + multi_head(N, N, N, h, mask)"))
+    return finish("transformer block", "block", model, checks, fp)
+
+
+CHECKS = {"softmax": check_softmax, "attention": check_attention, "causal_mask": check_causal_mask,
+          "multi_head": check_multi_head, "pos_encoding": check_pos_encoding, "layer_norm": check_layer_norm,
+          "block": check_block}
