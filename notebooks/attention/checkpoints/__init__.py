@@ -1,0 +1,93 @@
+"""Checkpoints for the attention workbook: save your functions into model.py and check them.
+
+    from checkpoints import save, check
+    save(softmax)        # writes the cell that defines softmax into model.py (step 1's section)
+    check("softmax")     # runs the softmax checkpoint on model.py and shows what holds
+
+Standard library only, so it runs wherever Python runs.
+"""
+import os
+
+from .artifacts import ARTIFACT_CHECKS, OUTPUTS
+from .modelfile import STEPS, ModelFileError, cell_source, ensure_model, load_model, save_section
+from .steps import CHECKS
+
+__all__ = ["save", "check", "check_artifact", "write_artifact", "ensure_model", "ModelFileError", "STEPS"]
+
+
+class CheckpointFailed(AssertionError):
+    """A checkpoint did not hold; the report printed above says what to fix."""
+
+
+def grading():
+    """True while nbgrader autogrades: then model.py and outputs/ are judged as submitted."""
+    return os.environ.get("NBGRADER_EXECUTION") == "autograde"
+
+
+def show(report):
+    try:
+        from IPython.display import display
+        from IPython import get_ipython
+        if get_ipython() is not None:
+            display(report)
+            return
+    except ImportError:
+        pass
+    print(repr(report))
+
+
+def save(fn):
+    """Write the notebook cell that defines fn into model.py, replacing that step's earlier version."""
+    if grading():
+        print(f"(grading: model.py is judged as you submitted it; {fn.__name__} is not rewritten)")
+        return
+    save_section(fn.__name__, cell_source(fn))
+    print(f"model.py: step {STEPS.index(fn.__name__) + 1} ({fn.__name__}) saved")
+
+
+def learner_model(checkpoint):
+    """model.py loaded fresh; while grading, earlier steps' functions are the reference's (isolation)."""
+    model = load_model()
+    if grading():
+        try:
+            from grading.isolation import underlay
+        except ImportError:
+            return model
+        underlay(model, checkpoint)
+    return model
+
+
+def _conclude(report):
+    show(report)
+    if not report.passed:
+        raise CheckpointFailed(report.summary())
+    return None
+
+
+def check(name):
+    """Run the checkpoint of one function on model.py; raise CheckpointFailed if it does not hold."""
+    if name not in CHECKS:
+        raise ValueError(f"no checkpoint called {name!r}; choose one of {', '.join(CHECKS)}")
+    try:
+        model = learner_model(name)
+    except (ModelFileError, SyntaxError) as err:
+        raise CheckpointFailed(str(err)) from None
+    if not hasattr(model, name):
+        raise CheckpointFailed(f"model.py has no {name} yet: run the cell with save({name})")
+    return _conclude(CHECKS[name](model))
+
+
+def check_artifact(filename):
+    """Check one of the three artifacts in outputs/ against your own functions."""
+    return _conclude(ARTIFACT_CHECKS[filename](load_model()))
+
+
+def write_artifact(filename, text):
+    """Write outputs/<filename> (kept as submitted while grading)."""
+    if grading():
+        print(f"(grading: {OUTPUTS}/{filename} is judged as you submitted it)")
+        return
+    os.makedirs(OUTPUTS, exist_ok=True)
+    with open(os.path.join(OUTPUTS, filename), "w", encoding="utf-8") as f:
+        f.write(text.rstrip("\n") + "\n")
+    print(f"wrote {OUTPUTS}/{filename}:\n{text.rstrip()}")

@@ -1,0 +1,196 @@
+"""The hidden checks: each learner function against the reference at 1e-6 on seeded random and edge inputs.
+
+A hidden test cell is one line, `from grading.hidden import grade; grade("attention")`, so the
+feedback a learner receives shows no reference code and no inputs: only counts, the largest
+difference, and the diagnosis.
+"""
+import contextlib
+import io
+import json
+import math
+import os
+import random
+import warnings
+
+from checkpoints.compare import canonical, first_difference
+from checkpoints.diagnose import diagnose, pos_encoding_signature, probe_signatures
+from checkpoints.modelfile import load_model
+from grading.isolation import underlay
+from grading.reference import reference
+
+RECORD_FILE = "grading_record.json"
+SEED = 20261129
+
+
+def matrix(rng, rows, cols, scale=1.0):
+    return [[rng.gauss(0.0, scale) for _ in range(cols)] for _ in range(rows)]
+
+
+def random_mask(rng, n_q, n_k):
+    """A mask with at least one visible key per row (a fully hidden row has no softmax)."""
+    rows = []
+    for _ in range(n_q):
+        row = [rng.random() < 0.6 for _ in range(n_k)]
+        row[rng.randrange(n_k)] = True
+        rows.append(row)
+    return rows
+
+
+def causal(n):
+    return [[i >= j for j in range(n)] for i in range(n)]
+
+
+def cases(checkpoint, count=16):
+    """[(label, function, args, kwargs)] seeded for this checkpoint: random sizes, big values, masks, edges."""
+    rng = random.Random(f"{SEED}:{checkpoint}")
+    out = []
+    for k in range(count):
+        n, d = rng.randint(4, 8), rng.choice([8, 16, 32, 64])
+        h = rng.choice([h for h in (1, 2, 4, 8) if d % h == 0])
+        scale = 30.0 if k % 4 == 3 else 1.0                      # every fourth case: large magnitudes
+        if checkpoint == "softmax":
+            out.append(("random", "softmax", [[rng.gauss(0, 10 * scale) for _ in range(n)]], {}))
+        elif checkpoint == "attention":
+            n_k, d_v = rng.randint(4, 8), rng.choice([8, 16])
+            out.append(("random", "attention", [matrix(rng, n, d, scale), matrix(rng, n_k, d, scale),
+                                                 matrix(rng, n_k, d_v)], {}))
+        elif checkpoint == "causal_mask":
+            out.append(("mask", "causal_mask", [rng.randint(1, 12)], {}))
+        elif checkpoint == "multi_head":
+            mask = causal(n) if k % 2 else None
+            out.append(("random", "multi_head", [matrix(rng, n, d, scale), matrix(rng, n, d, scale),
+                                                  matrix(rng, n, d), h], {"mask": mask} if mask else {}))
+        elif checkpoint == "pos_encoding":
+            out.append(("shape", "pos_encoding", [rng.randint(1, 64), rng.choice([2, 4, 8, 16, 64])], {}))
+        elif checkpoint == "layer_norm":
+            out.append(("random", "layer_norm", [[rng.gauss(5.0, scale) for _ in range(d)]],
+                        {"eps": rng.choice([1e-5, 1e-3, 0.5])} if k % 3 == 0 else {}))
+        elif checkpoint == "block":
+            mask = causal(n) if k % 2 else None
+            out.append(("random", "block", [matrix(rng, n, d, 3.0 * scale), h], {"mask": mask} if mask else {}))
+    return out + EDGES.get(checkpoint, [])
+
+
+EDGES = {
+    "softmax": [("edge", "softmax", [[3.0]], {}), ("edge", "softmax", [[2.5, 2.5, 2.5]], {}),
+                ("edge", "softmax", [[-1000.0, -1001.0, -999.0]], {}),
+                ("edge", "softmax", [[0.0, -math.inf, 1.0]], {})],
+    "attention": [("edge", "attention", [[[0.5, -1.0]], [[1.0, 2.0]], [[3.0, 4.0, 5.0]]], {})],
+    "causal_mask": [("edge", "causal_mask", [1], {})],
+    "layer_norm": [("edge", "layer_norm", [[7.0] * 6], {}), ("edge", "layer_norm", [[1.0, -1.0]], {})],
+    "block": [("edge", "block", [[[1.0, 2.0, 3.0, 4.0]] * 3, 4], {})],
+}
+
+
+def run(fn, args, kwargs):
+    try:
+        return fn(*args, **kwargs)
+    except Exception as err:                       # a crash is a failed case, reported by type
+        return err
+
+
+def masked_attention_cases():
+    rng = random.Random(f"{SEED}:masked")
+    out = []
+    for k in range(12):
+        n_q, n_k, d = rng.randint(4, 8), rng.randint(4, 8), rng.choice([8, 16, 32])
+        mask = causal(n_q) if k % 2 == 0 else random_mask(rng, n_q, n_k)
+        n_k = n_q if k % 2 == 0 else n_k
+        out.append([matrix(rng, n_q, d), matrix(rng, n_k, d), matrix(rng, n_k, 4), mask])
+    return out
+
+
+def judge_masking(model):
+    """Masked attention must equal the learner's own unmasked weights, restricted and renormalised."""
+    failures = []
+    for Q, K, V, mask in masked_attention_cases():
+        got, plain = run(model.attention, [Q, K, V], {"mask": mask}), run(model.attention, [Q, K, V], {})
+        if isinstance(got, Exception) or isinstance(plain, Exception):
+            failures.append(f"raised {type(got if isinstance(got, Exception) else plain).__name__}")
+            continue
+        kept = [[w if m else 0.0 for w, m in zip(row, mrow)] for row, mrow in zip(plain[1], mask)]
+        want_w = [[w / sum(row) for w in row] for row in kept]
+        want_out = [[sum(w * v[c] for w, v in zip(row, V)) for c in range(len(V[0]))] for row in want_w]
+        found = first_difference(canonical(list(got)), [want_out, want_w])
+        zeros = all(got[1][i][j] == 0.0 for i, row in enumerate(mask) for j, m in enumerate(row) if not m)
+        if found or not zeros:
+            failures.append(_gap(found) if found else "a hidden weight is not exactly 0")
+    return len(masked_attention_cases()), failures
+
+
+def _gap(found):
+    path, got, want, why = found
+    if isinstance(got, float) and isinstance(want, float):
+        return f"differs by {abs(got - want):.3g}"
+    return why
+
+
+def judge(checkpoint, model):
+    """(number of cases, [failure descriptions]) for one checkpoint."""
+    ref = reference()
+    total, failures = 0, []
+    for label, function, args, kwargs in cases(checkpoint):
+        total += 1
+        got = run(getattr(model, function), args, kwargs)
+        if isinstance(got, Exception):
+            failures.append(f"{label} case raised {type(got).__name__}")
+            continue
+        if checkpoint == "pos_encoding":
+            n, d = args
+            if pos_encoding_signature(got) != [float(n), float(d), True, True]:
+                failures.append(f"{label} case: not an n × d matrix in [-1, 1] with distinct rows")
+            continue
+        found = first_difference(canonical(got), canonical(ref.__dict__[function](*args, **kwargs)))
+        if found:
+            failures.append(f"{label} case {_gap(found)}")
+    if checkpoint == "causal_mask":
+        count, more = judge_masking(model)
+        total, failures = total + count, failures + [f"masked attention {m}" for m in more]
+    if checkpoint == "multi_head":
+        total += 1
+        err = run(model.multi_head, [[[1.0] * 6], [[1.0] * 6], [[1.0] * 6], 4], {})
+        if not isinstance(err, ValueError):
+            failures.append("d % h != 0 did not raise ValueError")
+    return total, failures
+
+
+@contextlib.contextmanager
+def quiet():
+    """Keep learner code's warnings and stderr out of the cell (nbgrader zeroes cells with stderr)."""
+    sink = io.StringIO()
+    with warnings.catch_warnings(record=True) as caught, contextlib.redirect_stderr(sink):
+        warnings.simplefilter("always")
+        yield sink, caught
+
+
+def record(checkpoint, entry, path=RECORD_FILE):
+    """Keep each checkpoint's outcome beside the submission, for the instructor's grade table."""
+    data = {}
+    if os.path.exists(path):
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+    data[checkpoint] = entry
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(data, f, indent=1, sort_keys=True)
+
+
+def grade(checkpoint, path="model.py"):
+    """Run the hidden check of one checkpoint on ./model.py; print a summary; raise if it fails."""
+    with quiet() as (stderr, caught):
+        try:
+            model = underlay(load_model(path), checkpoint)
+            total, failures = judge(checkpoint, model)
+            names = [m.name for m in diagnose(checkpoint, probe_signatures(checkpoint, model))] if failures else []
+        except Exception as err:                   # model.py missing, unparsable, or crashing on import
+            total, failures, names = 1, [f"model.py could not be loaded: {type(err).__name__}: {err}"], []
+    if stderr.getvalue() or caught:
+        print(f"(note: your code printed warnings or errors while it was checked; they cost nothing)")
+    record(checkpoint, {"cases": total, "failed": len(failures), "diagnosis": names})
+    if not failures:
+        print(f"✓ hidden check {checkpoint}: all {total} seeded cases match the reference to 1e-6")
+        return
+    print(f"✗ hidden check {checkpoint}: {len(failures)} of {total} seeded cases fail; first: {failures[0]}")
+    if names:
+        from checkpoints.catalogue import BY_NAME
+        print(f"  looks like: {BY_NAME[names[0]].title}. Fix: {BY_NAME[names[0]].hint}")
+    raise AssertionError(f"hidden check {checkpoint} failed")

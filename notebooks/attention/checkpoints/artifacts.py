@@ -1,0 +1,160 @@
+"""The three artifacts: the experiments that produce their numbers, and the checks that read them."""
+import math
+import os
+import re
+
+from .probes import seeded_matrix
+from .report import Check, Report
+
+OUTPUTS = "outputs"
+SCALE_FILE, PERM_FILE, NOTES_FILE = "02-scale.txt", "05-perm.txt", "08-notes.md"
+
+
+def largest_weight(weights):
+    return max(max(row) for row in weights)
+
+
+def scale_experiment(attention, n=8, d=64, seed=0):
+    """(largest weight with the √d_k division, largest weight without it) on seeded n × d inputs."""
+    Q, K, V = (seeded_matrix(n, d, seed + k) for k in range(3))
+    undo = [[x * math.sqrt(d) for x in row] for row in Q]   # multiplying Q by √d_k cancels the division
+    return largest_weight(attention(Q, K, V)[1]), largest_weight(attention(undo, K, V)[1])
+
+
+def permute(rows, order):
+    return [rows[k] for k in order]
+
+
+def largest_gap(A, B):
+    return max(abs(a - b) for ra, rb in zip(A, B) for a, b in zip(ra, rb))
+
+
+def permutation_experiment(attention, pos_encoding, n=6, d=16, seed=5):
+    """max |f(P X) - P f(X)| without and with positional encoding, f(X) = attention(X, X, X)[0]."""
+    X = seeded_matrix(n, d, seed)
+    order = list(range(n))[::-1]                             # reversing is a permutation that moves every row
+    def f(M):
+        return attention(M, M, M)[0]
+    def plus_pe(M):
+        return [[x + p for x, p in zip(row, pe)] for row, pe in zip(M, pos_encoding(n, d))]
+    without = largest_gap(f(permute(X, order)), permute(f(X), order))
+    with_pe = largest_gap(f(plus_pe(permute(X, order))), permute(f(plus_pe(X)), order))
+    return without, with_pe
+
+
+def read_fields(text):
+    """'key: value' lines into a dict (keys lower-cased); other lines are ignored."""
+    fields = {}
+    for line in text.splitlines():
+        if ":" in line and not line.lstrip().startswith("#"):
+            key, value = line.split(":", 1)
+            fields[key.strip().lower()] = value.strip()
+    return fields
+
+
+def read_artifact(name, folder=OUTPUTS):
+    path = os.path.join(folder, name)
+    if not os.path.exists(path):
+        return None
+    with open(path, encoding="utf-8") as f:
+        return f.read()
+
+
+def _number(fields, key):
+    try:
+        return float(fields[key])
+    except (KeyError, ValueError):
+        return None
+
+
+def _agree(got, want, tol=1e-6):
+    return got is not None and abs(got - want) <= tol * max(1.0, abs(want))
+
+
+def check_scale(model, folder=OUTPUTS):
+    text = read_artifact(SCALE_FILE, folder)
+    checks = [Check(f"{OUTPUTS}/{SCALE_FILE} exists", text is not None,
+                    hint="run the cell that saves the √d experiment")]
+    if text is not None:
+        fields = read_fields(text)
+        scaled, unscaled = _number(fields, "scaled"), _number(fields, "unscaled")
+        checks.append(Check("it has the lines `scaled: <number>` and `unscaled: <number>`",
+                            scaled is not None and unscaled is not None, got=repr(text[:120]),
+                            hint="write exactly the two lines the notebook shows"))
+        want_scaled, want_unscaled = scale_experiment(model.attention)
+        checks.append(Check("the numbers are what your attention gives on the seeded inputs",
+                            _agree(scaled, want_scaled) and _agree(unscaled, want_unscaled),
+                            got=f"scaled {scaled}, unscaled {unscaled}",
+                            expected=f"scaled {want_scaled:.6f}, unscaled {want_unscaled:.6f}",
+                            hint="re-run the experiment cell after your last change to attention"))
+        checks.append(Check("without the division the largest weight is closer to 1",
+                            scaled is not None and unscaled is not None and unscaled > scaled,
+                            got=f"scaled {scaled}, unscaled {unscaled}",
+                            hint="dividing by √d_k keeps the scores small, so the weights spread out"))
+    return Report(f"artifact {SCALE_FILE}", checks)
+
+
+def check_perm(model, folder=OUTPUTS):
+    text = read_artifact(PERM_FILE, folder)
+    checks = [Check(f"{OUTPUTS}/{PERM_FILE} exists", text is not None,
+                    hint="run the cell that saves the permutation experiment")]
+    if text is not None:
+        fields = read_fields(text)
+        without, with_pe = _number(fields, "without_pe"), _number(fields, "with_pe")
+        checks.append(Check("it has `without_pe: <number>`, `with_pe: <number>` and a `conclusion:` line",
+                            without is not None and with_pe is not None and bool(fields.get("conclusion")),
+                            got=repr(text[:120]), hint="write the three lines the notebook shows"))
+        want_without, want_with = permutation_experiment(model.attention, model.pos_encoding)
+        checks.append(Check("the numbers are what your attention and pos_encoding give",
+                            without is not None and abs(without - want_without) <= 1e-9
+                            and _agree(with_pe, want_with),
+                            got=f"without_pe {without}, with_pe {with_pe}",
+                            expected=f"without_pe {want_without:.3g}, with_pe {want_with:.6f}",
+                            hint="re-run the experiment cell after your last change"))
+        checks.append(Check("without positional encoding the output only moves with the rows (difference ≈ 0)",
+                            without is not None and without <= 1e-9, got=str(without), expected="≤ 1e-9",
+                            hint="without positions, attention cannot tell one order from another"))
+        checks.append(Check("with positional encoding the order changes the output",
+                            with_pe is not None and with_pe > 1e-3, got=str(with_pe), expected="> 0.001",
+                            hint="add pos_encoding(n, d) to the rows after permuting them"))
+    return Report(f"artifact {PERM_FILE}", checks)
+
+
+IDEAS = {
+    "scaling": ["스케일링", "scaling", "scale", "スケーリング"],
+    "order": ["순서", "order", "順序", "順番"],
+    "square": ["제곱", "square", "二乗", "2乗", "自乗"],
+}
+FOUR_TIMES = re.compile(r"(4|four)\s*(×|x\b|times|배|倍|-fold)", re.IGNORECASE)
+
+
+def numbers_in(text):
+    return [float(m) for m in re.findall(r"-?\d+\.\d+(?:[eE]-?\d+)?", text)]
+
+
+def check_notes(model, folder=OUTPUTS):
+    text = read_artifact(NOTES_FILE, folder)
+    checks = [Check(f"{OUTPUTS}/{NOTES_FILE} exists", text is not None, hint="run the cell that saves your notes")]
+    if text is None:
+        return Report(f"artifact {NOTES_FILE}", checks)
+    lines = [line for line in text.splitlines() if line.strip()]
+    lowered = text.lower()
+    checks.append(Check("at least three lines", len(lines) >= 3, got=f"{len(lines)} lines", expected="3 or more"))
+    for idea, words in IDEAS.items():
+        checks.append(Check(f"mentions {idea} ({' / '.join(words)})", any(w in lowered for w in words),
+                            hint=f"say in your own words what step {'2' if idea == 'scaling' else '5' if idea == 'order' else '8'} showed"))
+    checks.append(Check("says the score matrix grows 4× when the sequence doubles", bool(FOUR_TIMES.search(text)),
+                        hint="n² entries: doubling n gives (2n)² = 4n², so write e.g. '4×'"))
+    scale = read_fields(read_artifact(SCALE_FILE, folder) or "")
+    found = numbers_in(text)
+    for key in ("scaled", "unscaled"):
+        value = _number(scale, key)
+        checks.append(Check(f"quotes the {key} largest weight from {SCALE_FILE}",
+                            value is not None and any(abs(x - value) <= 0.005 for x in found),
+                            got=", ".join(f"{x:g}" for x in found) or "no decimal numbers",
+                            expected=f"{value:.3f}" if value is not None else f"{SCALE_FILE} first",
+                            hint="copy the two numbers of step 2 with at least two decimals"))
+    return Report(f"artifact {NOTES_FILE}", checks)
+
+
+ARTIFACT_CHECKS = {SCALE_FILE: check_scale, PERM_FILE: check_perm, NOTES_FILE: check_notes}
