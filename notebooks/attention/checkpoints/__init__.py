@@ -12,7 +12,7 @@ from .artifacts import ARTIFACT_CHECKS, OUTPUTS
 from .modelfile import STEPS, ModelFileError, cell_source, ensure_model, load_model, save_section
 from .steps import CHECKS
 
-__all__ = ["save", "check", "check_artifact", "write_artifact", "ensure_model", "ModelFileError", "STEPS"]
+__all__ = ["save", "check", "check_artifact", "write_artifact", "show_source", "ensure_model", "ModelFileError", "STEPS"]
 
 
 class CheckpointFailed(AssertionError):
@@ -91,3 +91,9 @@ def write_artifact(filename, text):
     with open(os.path.join(OUTPUTS, filename), "w", encoding="utf-8") as f:
         f.write(text.rstrip("\n") + "\n")
     print(f"wrote {OUTPUTS}/{filename}:\n{text.rstrip()}")
+
+
+def show_source(fn):
+    """Print a function's source, so a notebook can show the experiment it is about to run."""
+    import inspect
+    print(inspect.getsource(fn))

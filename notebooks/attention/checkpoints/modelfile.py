@@ -100,9 +100,16 @@ def cell_source(fn):
     return inspect.getsource(fn)
 
 
+def without_markers(source):
+    """The cell source minus nbgrader's solution markers, which mean nothing inside model.py."""
+    markers = {"### BEGIN SOLUTION", "### END SOLUTION"}
+    return "".join(line for line in source.splitlines(keepends=True) if line.strip() not in markers)
+
+
 def save_section(name, source, path=MODEL_FILE):
     """Replace step `name`'s section of model.py with source; refuse (file untouched) if broken."""
     step_number(name)
+    source = without_markers(source)
     try:
         check_stdlib_only(source, where=f"your {name} cell")
     except SyntaxError as err:
