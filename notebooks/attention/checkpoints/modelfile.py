@@ -27,6 +27,7 @@ import math
 '''
 
 _MARKER = re.compile(r"^# ── step (\d+): (\w+) ─+$", re.MULTILINE)
+_SOLUTION_MARKER = re.compile(r"### (BEGIN|END) SOLUTION")
 
 
 class ModelFileError(Exception):
@@ -102,8 +103,7 @@ def cell_source(fn):
 
 def without_markers(source):
     """The cell source minus nbgrader's solution markers, which mean nothing inside model.py."""
-    markers = {"### BEGIN SOLUTION", "### END SOLUTION"}
-    return "".join(line for line in source.splitlines(keepends=True) if line.strip() not in markers)
+    return "".join(line for line in source.splitlines(keepends=True) if not _SOLUTION_MARKER.fullmatch(line.strip()))
 
 
 def save_section(name, source, path=MODEL_FILE):

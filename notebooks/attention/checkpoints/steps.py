@@ -22,7 +22,7 @@ def answer_check(what, got, want, hint, names=("row", "column")):
     if found is None:
         return Check(what, True)
     path, got_part, want_part, why = found
-    row = path[:1]
+    row = path[:1] if len(names) > 1 else ()   # a matrix shows its first differing row, a vector all of it
     shown_got = brief(canonical(got)[row[0]]) if row and isinstance(canonical(got), list) else brief(canonical(got))
     shown_want = brief(want[row[0]]) if row else brief(want)
     where = f"{describe_path(path, names)}: {brief(got_part)} vs {brief(want_part)} ({why})"

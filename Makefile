@@ -1,0 +1,50 @@
+# The course's commands. Each bootstraps the pinned environment in .venv first.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+export PATH := $(CURDIR)/$(BIN):$(PATH)
+export PYTHONPATH := $(CURDIR)
+
+.PHONY: lab test test-fast release reference fingerprints bench clean
+
+$(BIN)/.installed: requirements.txt requirements-dev.txt
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --disable-pip-version-check -r requirements-dev.txt
+	touch $@
+
+$(BIN)/.torch: $(BIN)/.installed requirements-torch.txt
+	$(BIN)/pip install --quiet --disable-pip-version-check -r requirements-torch.txt
+	touch $@
+
+env: $(BIN)/.installed
+
+## make lab: learner workspace from the student edition, then JupyterLab on notebook 1
+lab: $(BIN)/.installed
+	$(BIN)/python -m grading.course workspace
+	cd workspace && $(BIN)/jupyter lab 01-softmax.ipynb
+
+## make test: everything (unit tests, catalogue, all eight master notebooks, nbgrader cycle, torch cross-check)
+test: $(BIN)/.installed $(BIN)/.torch
+	$(BIN)/python -m pytest
+
+## make test-fast: skip the tests that start kernels or nbgrader
+test-fast: $(BIN)/.installed
+	$(BIN)/python -m pytest -m "not notebooks and not nbgrader"
+
+## make release: the student edition in release/attention
+release: $(BIN)/.installed
+	$(BIN)/python -m grading.course release
+
+## make reference: re-run the master notebooks and refresh model.py and outputs/
+reference: $(BIN)/.installed
+	$(BIN)/python -m grading.masters --update
+
+## make fingerprints: refresh checkpoints/fingerprints.json after changing probes or mistakes
+fingerprints: $(BIN)/.installed
+	$(BIN)/python -m grading.fingerprints
+
+bench: $(BIN)/.installed
+	$(BIN)/python bench/run.py
+
+clean:
+	rm -rf release submitted autograded feedback gradebook.db grades.csv .pytest_cache

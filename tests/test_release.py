@@ -1,0 +1,88 @@
+"""The student edition: no solutions, no hidden tests, no reference; solved, it rebuilds the reference model.py."""
+import os
+import shutil
+
+import nbformat
+import pytest
+
+from grading import course, masters
+from grading.reference import ROOT
+
+pytestmark = pytest.mark.nbgrader
+
+
+@pytest.fixture(scope="module")
+def release_dir():
+    return course.release()
+
+
+def reference_body_lines():
+    """Lines of the reference model.py that only a solution contains (not signatures or docstrings)."""
+    with open(os.path.join(ROOT, "model.py")) as f:
+        lines = [line.strip() for line in f]
+    return {line for line in lines if len(line) > 12 and not line.startswith(("def ", '"""', "#", "import"))
+            and '"""' not in line}
+
+
+def test_release_holds_no_solution_no_hidden_test_no_reference(release_dir):
+    """No file of the release contains solution code, hidden-test code, or the grading package."""
+    secrets = reference_body_lines()
+    assert len(secrets) > 30
+    for folder, dirs, files in os.walk(release_dir):
+        assert "grading" not in dirs
+        for name in files:
+            assert name != "model.py"
+            path = os.path.join(folder, name)
+            text = open(path, encoding="utf-8").read()
+            for marker in ("BEGIN SOLUTION", "HIDDEN TESTS", "grading.hidden", "grading.mistakes"):
+                assert marker not in text, f"{marker!r} in {path}"
+            if name.endswith(".ipynb"):
+                code = "\n".join(c.source for c in nbformat.read(path, 4).cells if c.cell_type == "code")
+                leaked = [line for line in secrets if line in code]
+                assert not leaked, f"{name} leaks {leaked[:3]}"
+
+
+def test_release_keeps_checkpoints_and_stub_instructions(release_dir):
+    """The learner gets the checkpoint package and stubs that raise NotImplementedError."""
+    assert os.path.exists(os.path.join(release_dir, "checkpoints", "fingerprints.json"))
+    book = nbformat.read(os.path.join(release_dir, "01-softmax.ipynb"), 4)
+    stub = [c for c in book.cells if c.metadata.get("nbgrader", {}).get("solution")][0]
+    assert "def softmax(xs):" in stub.source and "NotImplementedError" in stub.source
+
+
+def run_workspace(tmp_path, monkeypatch, solve):
+    monkeypatch.delenv("PYTHONPATH", raising=False)     # a learner's kernel has no grading package
+    work = str(tmp_path / "workspace")
+    course.workspace(work)
+    solutions = course.solution_cells()
+    outputs = {}
+    for name in masters.notebooks(work):
+        book = nbformat.read(os.path.join(work, name), 4)
+        if solve:
+            course.fill(book, solutions)
+        from nbclient import NotebookClient
+        NotebookClient(book, timeout=120, allow_errors=True, resources={"metadata": {"path": work}}).execute()
+        outputs[name] = [o for c in book.cells if c.cell_type == "code" for o in c.outputs]
+    return work, outputs
+
+
+def test_solved_workspace_builds_the_reference_model(tmp_path, monkeypatch):
+    """Running all eight solved student notebooks in a fresh workspace builds the reference model.py."""
+    work, outputs = run_workspace(tmp_path, monkeypatch, solve=True)
+    errors = [(n, o.get("ename"), o.get("evalue")) for n, outs in outputs.items() for o in outs
+              if o.output_type == "error"]
+    assert errors == []
+    with open(os.path.join(work, "model.py")) as got, open(os.path.join(ROOT, "model.py")) as want:
+        assert got.read() == want.read()
+    for artifact in masters.ARTIFACTS:
+        assert os.path.exists(os.path.join(work, "outputs", artifact))
+
+
+def test_unsolved_workspace_fails_checkpoints_kindly(tmp_path, monkeypatch):
+    """Unsolved, each checkpoint fails with CheckpointFailed and a report, never a crash elsewhere."""
+    work, outputs = run_workspace(tmp_path, monkeypatch, solve=False)
+    first = outputs["01-softmax.ipynb"]
+    names = {o.get("ename") for o in first if o.output_type == "error"}
+    assert names == {"NotImplementedError", "CheckpointFailed"}, names
+    shown = "".join(o.get("data", {}).get("text/plain", "") for o in first if o.output_type == "display_data")
+    assert "✗" in shown and "NotImplementedError" in shown
