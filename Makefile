@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 export PYTHONPATH := $(CURDIR)
 
-.PHONY: lab test test-fast release reference fingerprints bench clean
+.PHONY: lab test test-fast release autograde feedback grades demo reference fingerprints bench clean
 
 $(BIN)/.installed: requirements.txt requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
@@ -34,6 +34,20 @@ test-fast: $(BIN)/.installed
 ## make release: the student edition in release/attention
 release: $(BIN)/.installed
 	$(BIN)/python -m grading.course release
+
+## make autograde / feedback / grades: the class in submitted/ (one student at a time, with progress)
+autograde: $(BIN)/.installed
+	$(BIN)/python -m grading.classroom autograde
+
+feedback: $(BIN)/.installed
+	$(BIN)/python -m grading.classroom feedback
+
+grades: $(BIN)/.installed
+	$(BIN)/python -m grading.classroom grades
+
+## make demo: release, a simulated class (correct, empty, six classic mistakes, half-finished), grade, table
+demo: $(BIN)/.installed
+	$(BIN)/python -m grading.classroom demo
 
 ## make reference: re-run the master notebooks and refresh model.py and outputs/
 reference: $(BIN)/.installed

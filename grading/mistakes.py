@@ -35,7 +35,10 @@ def attention(Q, K, V, mask=None):
 '''),
     "attention.no_scaling": ("attention", '''
 def attention(Q, K, V, mask=None):
-    weights = [softmax([dot(q, k) for k in K]) for q in Q]
+    scores = [[dot(q, k) for k in K] for q in Q]
+    if mask is not None:
+        scores = [[s if m else -math.inf for s, m in zip(row, mrow)] for row, mrow in zip(scores, mask)]
+    weights = [softmax(row) for row in scores]
     out = [[sum(w * v[c] for w, v in zip(row, V)) for c in range(len(V[0]))] for row in weights]
     return out, weights
 '''),

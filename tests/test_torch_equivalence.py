@@ -30,7 +30,7 @@ def test_softmax(seed):
 
 @pytest.mark.parametrize("seed", SEEDS)
 def test_attention(seed):
-    """attention's out equals F.scaled_dot_product_attention (bool attn_mask, True = attend), weights the masked softmax."""
+    """attention equals F.scaled_dot_product_attention (bool attn_mask, True = attend); weights the masked softmax."""
     r = rng("torch.attention", seed)
     n_q, n_k, d = r.randint(1, 8), r.randint(1, 8), r.randint(8, 64)
     Q, K, V = matrix(r, n_q, d), matrix(r, n_k, d), matrix(r, n_k, r.randint(1, 16))

@@ -1,0 +1,181 @@
+"""Grading a class: autograde every submission with progress, export a grade table, build a demo class.
+
+    python -m grading.classroom autograde   # every student in submitted/, one at a time, with progress
+    python -m grading.classroom feedback    # feedback HTML for every graded student
+    python -m grading.classroom grades      # grades.csv: one row per student, one column per checkpoint
+    python -m grading.classroom demo        # release, simulated class, autograde, feedback, grades
+"""
+import csv
+import json
+import os
+import shutil
+import sys
+import time
+
+import nbformat
+
+from grader_config import ASSIGNMENT
+from grading import course
+from grading.mistakes import BUGGY
+from grading.reference import ROOT, load_source_module
+
+SUBMITTED = os.path.join(ROOT, "submitted")
+AUTOGRADED = os.path.join(ROOT, "autograded")
+GRADES_CSV = os.path.join(ROOT, "grades.csv")
+
+# The demo class: a student id, then what their submission contains.
+DEMO_MISTAKES = {
+    "no-sqrt-d": "attention.no_scaling",
+    "mask-after-softmax": "mask.multiply_after_softmax",
+    "unbiased-variance": "layer_norm.unbiased_variance",
+    "post-ln": "block.post_ln",
+    "no-residual": "block.no_residual",
+    "full-d-heads": "multi_head.full_d_scaling",
+}
+HALF_FINISHED_STEPS = 4
+
+
+def students():
+    return sorted(d for d in os.listdir(SUBMITTED) if os.path.isdir(os.path.join(SUBMITTED, d))) \
+        if os.path.isdir(SUBMITTED) else []
+
+
+def autograde():
+    """Autograde every submission, one student at a time, so one broken submission stops nothing."""
+    names = students()
+    if not names:
+        raise SystemExit("no submissions: put them in submitted/<student>/attention/")
+    start = time.perf_counter()
+    for k, student in enumerate(names, 1):
+        t = time.perf_counter()
+        done = course.nbgrader("autograde", "--student", student, "--force")
+        status = "ok" if done.returncode == 0 else "FAILED (see log below)"
+        print(f"[{k}/{len(names)}] {student}: autograded in {time.perf_counter() - t:.1f} s, {status}", flush=True)
+        if done.returncode != 0:
+            print("    " + "\n    ".join((done.stdout + done.stderr).strip().splitlines()[-8:]))
+    print(f"autograded {len(names)} submissions in {time.perf_counter() - start:.1f} s")
+
+
+def feedback():
+    done = course.nbgrader("generate_feedback", "--force")
+    print("feedback in feedback/<student>/attention/" if done.returncode == 0 else done.stderr[-2000:])
+
+
+def grade_table():
+    """[(student, {grade_id: score}, total, max, diagnoses)] from the gradebook."""
+    from nbgrader.api import Gradebook
+    rows = []
+    with Gradebook(f"sqlite:///{os.path.join(ROOT, 'gradebook.db')}") as gb:
+        for student in students():
+            try:
+                submission = gb.find_submission(ASSIGNMENT, student)
+            except Exception:
+                continue
+            scores = {}
+            for notebook in submission.notebooks:
+                for grade in notebook.grades:
+                    scores[grade.name] = grade.score
+            record = os.path.join(AUTOGRADED, student, ASSIGNMENT, "grading_record.json")
+            diagnoses = []
+            if os.path.exists(record):
+                with open(record) as f:
+                    diagnoses = sorted({n for entry in json.load(f).values() for n in entry["diagnosis"]})
+            rows.append((student, scores, submission.score, submission.max_score, diagnoses))
+    return rows
+
+
+def grades(path=GRADES_CSV):
+    rows = grade_table()
+    columns = sorted({gid for _, scores, _, _, _ in rows for gid in scores})
+    with open(path, "w", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(["student"] + columns + ["total", "max", "diagnosis"])
+        for student, scores, total, top, diagnoses in rows:
+            writer.writerow([student] + [scores.get(c, 0) for c in columns] + [total, top, " ".join(diagnoses)])
+    print(f"wrote {os.path.relpath(path, ROOT)}")
+    print(f"{'student':22} {'score':>9}  diagnosis")
+    for student, _, total, top, diagnoses in rows:
+        print(f"{student:22} {total:5.1f}/{top:<3.0f}  {', '.join(diagnoses) or '-'}")
+    return rows
+
+
+def write_submission(student, replace=None, steps=None):
+    """A simulated learner: the student edition, solved (with replace's bugs), model.py and outputs as saved."""
+    from checkpoints.artifacts import NOTES_FILE, PERM_FILE, SCALE_FILE, permutation_experiment, scale_experiment
+    from checkpoints.modelfile import STEPS, ensure_model, save_section
+    dest = os.path.join(SUBMITTED, student, ASSIGNMENT)
+    shutil.rmtree(os.path.dirname(dest), ignore_errors=True)
+    shutil.copytree(course.RELEASE, dest)
+    solutions = course.solution_cells()
+    wanted = set(STEPS[:steps] if steps is not None else STEPS)
+    for name in course.notebooks(dest):
+        path = os.path.join(dest, name)
+        book = nbformat.read(path, 4)
+        owned = {gid: src for gid, src in solutions.items()
+                 if any(f"def {fn}(" in src for fn in wanted) or not any(f"def {fn}(" in src for fn in STEPS)}
+        nbformat.write(course.fill(book, owned if steps is not None else solutions, replace), path)
+    model_path = ensure_model(os.path.join(dest, "model.py"))
+    for gid, source in solutions.items():
+        for fn in STEPS:
+            if fn in wanted and f"def {fn}(" in source:
+                from grading.mistakes import replace_function
+                for bad_fn, code in (replace or {}).items():
+                    if f"def {bad_fn}(" in source:
+                        source = replace_function(source, bad_fn, code)
+                save_section(fn, source, model_path)
+    if steps is None:
+        with open(model_path) as f:
+            model = load_source_module(f.read(), f"sub_{student}", model_path)
+        os.makedirs(os.path.join(dest, "outputs"))
+        scaled, unscaled = scale_experiment(model.attention)
+        without, with_pe = permutation_experiment(model.attention, model.pos_encoding)
+        texts = {SCALE_FILE: f"scaled: {scaled!r}\nunscaled: {unscaled!r}\n",
+                 PERM_FILE: f"without_pe: {without!r}\nwith_pe: {with_pe!r}\nconclusion: order is invisible "
+                            "without positional encoding\n",
+                 NOTES_FILE: f"- 스케일링 (scaling): {scaled:.4f} with √d_k, {unscaled:.4f} without.\n"
+                             "- 순서 (order): attention alone cannot see order.\n"
+                             "- 제곱 (square): doubling n makes the score matrix 4× larger.\n"}
+        for name, text in texts.items():
+            with open(os.path.join(dest, "outputs", name), "w") as f:
+                f.write(text)
+    return dest
+
+
+def demo_class():
+    """{student: mistake name or a label}: the class make demo builds."""
+    course.release()
+    shutil.rmtree(SUBMITTED, ignore_errors=True)
+    made = {}
+    write_submission("correct"); made["correct"] = "correct"
+    empty = os.path.join(SUBMITTED, "empty", ASSIGNMENT)
+    shutil.copytree(course.RELEASE, empty); made["empty"] = "empty"
+    for student, mistake in DEMO_MISTAKES.items():
+        function, code = BUGGY[mistake]
+        write_submission(student, replace={function: code}); made[student] = mistake
+    write_submission("half-finished", steps=HALF_FINISHED_STEPS); made["half-finished"] = "steps 1-4 only"
+    for k, (student, what) in enumerate(made.items(), 1):
+        print(f"[{k}/{len(made)}] submitted/{student}: {what}")
+    return made
+
+
+def demo():
+    start = time.perf_counter()
+    for stale in ("autograded", "feedback", "gradebook.db"):
+        path = os.path.join(ROOT, stale)
+        shutil.rmtree(path, ignore_errors=True) if os.path.isdir(path) else (os.path.exists(path) and os.remove(path))
+    demo_class()
+    autograde()
+    feedback()
+    grades()
+    print(f"make demo: {time.perf_counter() - start:.0f} s")
+
+
+def main(argv):
+    commands = {"autograde": autograde, "feedback": feedback, "grades": grades, "demo": demo}
+    if len(argv) != 1 or argv[0] not in commands:
+        raise SystemExit(f"usage: python -m grading.classroom {{{'|'.join(commands)}}}")
+    commands[argv[0]]()
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,61 @@
+"""Issue 3: the demo class through release → submit → autograde → feedback → export, scores derived per mistake."""
+import csv
+import os
+
+import pytest
+
+from checkpoints.catalogue import BY_NAME
+from checkpoints.modelfile import STEPS
+from grading import classroom
+from grading.reference import ROOT
+from tests.test_release import reference_body_lines
+
+pytestmark = pytest.mark.nbgrader
+
+
+@pytest.fixture(scope="module")
+def table():
+    classroom.demo()
+    with open(classroom.GRADES_CSV) as f:
+        return {row["student"]: row for row in csv.DictReader(f)}
+
+
+def lost(row):
+    return {c for c, v in row.items() if c.startswith("step") and float(v) == 0.0}
+
+
+def step_of(checkpoint):
+    return f"step{STEPS.index(checkpoint) + 1:02d}-"
+
+
+def test_correct_gets_full_marks_and_empty_gets_zero(table):
+    """The complete submission scores the maximum; the untouched student edition scores 0."""
+    assert float(table["correct"]["total"]) == float(table["correct"]["max"]) > 0
+    assert float(table["empty"]["total"]) == 0.0
+
+
+@pytest.mark.parametrize("student", sorted(classroom.DEMO_MISTAKES))
+def test_each_mistake_costs_exactly_its_own_checkpoint(table, student):
+    """A submission with one mistake loses that checkpoint's visible and hidden cells, nothing else."""
+    mistake = BY_NAME[classroom.DEMO_MISTAKES[student]]
+    prefix = step_of(mistake.checkpoint)
+    assert lost(table[student]) == {prefix + mistake.checkpoint.replace("_", "-") + "-checks",
+                                    prefix + mistake.checkpoint.replace("_", "-") + "-hidden"}
+    assert mistake.name in table[student]["diagnosis"]
+
+
+def test_half_finished_keeps_the_first_four_steps(table):
+    """Steps 1-4 done: their cells score, the rest (and the artifacts) do not."""
+    gone = lost(table["half-finished"])
+    assert not any(c.startswith(("step01", "step03", "step04")) for c in gone)
+    assert {"step05-pos-encoding-hidden", "step06-layer-norm-hidden", "step07-block-hidden"} <= gone
+
+
+def test_feedback_shows_results_but_no_reference(table):
+    """The feedback HTML carries the diagnosis and hints, and no line of the reference implementation."""
+    path = os.path.join(ROOT, "feedback", "no-sqrt-d", "attention", "02-attention.html")
+    text = open(path, encoding="utf-8").read()
+    assert "looks like: no √d_k scaling" in text
+    import html
+    leaked = [line for line in reference_body_lines() if html.escape(line) in text or line in text]
+    assert leaked == []
