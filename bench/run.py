@@ -1,0 +1,42 @@
+"""Figures for the closing notes: notebook run times, student-edition size, check and grading speed.
+
+    make bench            (or: PYTHONPATH=. .venv/bin/python bench/run.py)
+"""
+import os
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from checkpoints.steps import CHECKS            # noqa: E402
+from grading import course, hidden, masters     # noqa: E402
+from grading.isolation import underlay           # noqa: E402
+from grading.reference import reference          # noqa: E402
+
+
+def timed(fn, repeat=5):
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def main():
+    print("== master notebooks (nbclient, scratch copy) ==")
+    with tempfile.TemporaryDirectory() as scratch:
+        _, timings = masters.run_masters(scratch)
+    print(f"total {sum(timings.values()):.1f} s")
+    print("== student edition ==")
+    course.release()
+    print("== checks, best of 5, on the reference ==")
+    for name, check in CHECKS.items():
+        visible = timed(lambda: check(reference()))
+        judge = timed(lambda: hidden.judge(name, underlay(reference(), name)))
+        print(f"{name:13} visible {visible * 1000:7.1f} ms   hidden {judge * 1000:7.1f} ms")
+
+
+if __name__ == "__main__":
+    main()
