@@ -4,14 +4,12 @@ A hidden test cell is one line, `from grading.hidden import grade; grade("attent
 feedback a learner receives shows no reference code and no inputs: only counts, the largest
 difference, and the diagnosis.
 """
-import contextlib
-import io
 import json
 import math
 import os
 import random
-import warnings
 
+from checkpoints import quiet
 from checkpoints.compare import canonical, first_difference
 from checkpoints.diagnose import diagnose, pos_encoding_signature, probe_signatures
 from checkpoints.modelfile import load_model
@@ -154,15 +152,6 @@ def judge(checkpoint, model):
     return total, failures
 
 
-@contextlib.contextmanager
-def quiet():
-    """Keep learner code's warnings and stderr out of the cell (nbgrader zeroes cells with stderr)."""
-    sink = io.StringIO()
-    with warnings.catch_warnings(record=True) as caught, contextlib.redirect_stderr(sink):
-        warnings.simplefilter("always")
-        yield sink, caught
-
-
 def record(checkpoint, entry, path=RECORD_FILE):
     """Keep each checkpoint's outcome beside the submission, for the instructor's grade table."""
     data = {}
@@ -176,15 +165,13 @@ def record(checkpoint, entry, path=RECORD_FILE):
 
 def grade(checkpoint, path="model.py"):
     """Run the hidden check of one checkpoint on ./model.py; print a summary; raise if it fails."""
-    with quiet() as (stderr, caught):
+    with quiet():
         try:
             model = underlay(load_model(path), checkpoint)
             total, failures = judge(checkpoint, model)
             names = [m.name for m in diagnose(checkpoint, probe_signatures(checkpoint, model))] if failures else []
         except Exception as err:                   # model.py missing, unparsable, or crashing on import
             total, failures, names = 1, [f"model.py could not be loaded: {type(err).__name__}: {err}"], []
-    if stderr.getvalue() or caught:
-        print(f"(note: your code printed warnings or errors while it was checked; they cost nothing)")
     record(checkpoint, {"cases": total, "failed": len(failures), "diagnosis": names})
     if not failures:
         print(f"✓ hidden check {checkpoint}: all {total} seeded cases match the reference to 1e-6")

@@ -83,3 +83,22 @@ def test_top_level_model_imports_only_math():
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     with open(os.path.join(root, "model.py")) as f:
         assert modelfile.foreign_imports(f.read()) == []
+
+
+def test_warnings_and_stderr_from_learner_code_stay_out_of_the_cell(tmp_path, monkeypatch, capsys):
+    """A model.py that warns and prints to stderr still passes its checkpoint, with nothing on stderr."""
+    import os
+    import checkpoints
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    noisy = open(os.path.join(root, "model.py")).read().replace(
+        "    top = max(xs)",
+        "    print('debug: softmax called', file=__import__('sys').stderr)\n"
+        "    __import__('warnings').warn('a harmless warning')\n"
+        "    top = max(xs)", 1)
+    assert "debug: softmax" in noisy
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "model.py").write_text(noisy)
+    checkpoints.check("softmax")
+    captured = capsys.readouterr()
+    assert captured.err == ""
+    assert "cost nothing" in captured.out

@@ -6,7 +6,10 @@
 
 Standard library only, so it runs wherever Python runs.
 """
+import contextlib
+import io
 import os
+import warnings
 
 from .artifacts import ARTIFACT_CHECKS, OUTPUTS
 from .modelfile import STEPS, ModelFileError, cell_source, ensure_model, load_model, save_section
@@ -57,6 +60,17 @@ def learner_model(checkpoint):
     return model
 
 
+@contextlib.contextmanager
+def quiet():
+    """Keep warnings and stderr of learner code out of the cell: nbgrader zeroes a cell with stderr."""
+    sink = io.StringIO()
+    with warnings.catch_warnings(record=True) as caught, contextlib.redirect_stderr(sink):
+        warnings.simplefilter("always")
+        yield sink, caught
+    if sink.getvalue() or caught:
+        print("(note: your code wrote warnings or errors while it was checked; they cost nothing)")
+
+
 def _conclude(report):
     show(report)
     if not report.passed:
@@ -68,18 +82,22 @@ def check(name):
     """Run the checkpoint of one function on model.py; raise CheckpointFailed if it does not hold."""
     if name not in CHECKS:
         raise ValueError(f"no checkpoint called {name!r}; choose one of {', '.join(CHECKS)}")
-    try:
-        model = learner_model(name)
-    except (ModelFileError, SyntaxError) as err:
-        raise CheckpointFailed(str(err)) from None
-    if not hasattr(model, name):
-        raise CheckpointFailed(f"model.py has no {name} yet: run the cell with save({name})")
-    return _conclude(CHECKS[name](model))
+    with quiet():
+        try:
+            model = learner_model(name)
+        except (ModelFileError, SyntaxError) as err:
+            raise CheckpointFailed(f"model.py: {err}") from None
+        if not hasattr(model, name):
+            raise CheckpointFailed(f"model.py has no {name} yet: run the cell with save({name})")
+        report = CHECKS[name](model)
+    return _conclude(report)
 
 
 def check_artifact(filename):
     """Check one of the three artifacts in outputs/ against your own functions."""
-    return _conclude(ARTIFACT_CHECKS[filename](load_model()))
+    with quiet():
+        report = ARTIFACT_CHECKS[filename](load_model())
+    return _conclude(report)
 
 
 def write_artifact(filename, text):
