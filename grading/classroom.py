@@ -99,46 +99,55 @@ def grades(path=GRADES_CSV):
     return rows
 
 
+def defined_step(source):
+    """The course function a solution cell defines, or None (the notes and conclusion cells)."""
+    from checkpoints.modelfile import STEPS
+    return next((fn for fn in STEPS if f"def {fn}(" in source), None)
+
+
 def write_submission(student, replace=None, steps=None):
-    """A simulated learner: the student edition, solved (with replace's bugs), model.py and outputs as saved."""
-    from checkpoints.artifacts import NOTES_FILE, PERM_FILE, SCALE_FILE, permutation_experiment, scale_experiment
+    """A simulated learner: the student edition solved up to `steps` (with replace's bugs), saved as they would.
+
+    model.py is built from the filled notebooks' own cells, exactly as their save cells would build it.
+    """
     from checkpoints.modelfile import STEPS, ensure_model, save_section
     dest = os.path.join(SUBMITTED, student, ASSIGNMENT)
     shutil.rmtree(os.path.dirname(dest), ignore_errors=True)
     shutil.copytree(course.RELEASE, dest)
-    solutions = course.solution_cells()
-    wanted = set(STEPS[:steps] if steps is not None else STEPS)
+    wanted = STEPS[:steps] if steps is not None else STEPS
+    solutions = {gid: src for gid, src in course.solution_cells().items()
+                 if defined_step(src) in wanted or defined_step(src) is None}
+    model_path = ensure_model(os.path.join(dest, "model.py"))
     for name in course.notebooks(dest):
         path = os.path.join(dest, name)
-        book = nbformat.read(path, 4)
-        owned = {gid: src for gid, src in solutions.items()
-                 if any(f"def {fn}(" in src for fn in wanted) or not any(f"def {fn}(" in src for fn in STEPS)}
-        nbformat.write(course.fill(book, owned if steps is not None else solutions, replace), path)
-    model_path = ensure_model(os.path.join(dest, "model.py"))
-    for gid, source in solutions.items():
-        for fn in STEPS:
-            if fn in wanted and f"def {fn}(" in source:
-                from grading.mistakes import replace_function
-                for bad_fn, code in (replace or {}).items():
-                    if f"def {bad_fn}(" in source:
-                        source = replace_function(source, bad_fn, code)
-                save_section(fn, source, model_path)
+        book = course.fill(nbformat.read(path, 4), solutions, replace)
+        nbformat.write(book, path)
+        for cell in book.cells:
+            step = defined_step(cell.source) if cell.metadata.get("nbgrader", {}).get("solution") else None
+            if step in wanted:
+                save_section(step, cell.source, model_path)
     if steps is None:
-        with open(model_path) as f:
-            model = load_source_module(f.read(), f"sub_{student}", model_path)
-        os.makedirs(os.path.join(dest, "outputs"))
-        scaled, unscaled = scale_experiment(model.attention)
-        without, with_pe = permutation_experiment(model.attention, model.pos_encoding)
-        texts = {SCALE_FILE: f"scaled: {scaled!r}\nunscaled: {unscaled!r}\n",
-                 PERM_FILE: f"without_pe: {without!r}\nwith_pe: {with_pe!r}\nconclusion: order is invisible "
-                            "without positional encoding\n",
-                 NOTES_FILE: f"- 스케일링 (scaling): {scaled:.4f} with √d_k, {unscaled:.4f} without.\n"
-                             "- 순서 (order): attention alone cannot see order.\n"
-                             "- 제곱 (square): doubling n makes the score matrix 4× larger.\n"}
-        for name, text in texts.items():
-            with open(os.path.join(dest, "outputs", name), "w") as f:
-                f.write(text)
+        write_outputs(dest, model_path)
     return dest
+
+
+def write_outputs(dest, model_path):
+    """The three artifacts, from the submission's own functions, as the notebooks would write them."""
+    from checkpoints.artifacts import NOTES_FILE, PERM_FILE, SCALE_FILE, permutation_experiment, scale_experiment
+    with open(model_path) as f:
+        model = load_source_module(f.read(), "submission_model", model_path)
+    scaled, unscaled = scale_experiment(model.attention)
+    without, with_pe = permutation_experiment(model.attention, model.pos_encoding)
+    texts = {SCALE_FILE: f"scaled: {scaled!r}\nunscaled: {unscaled!r}\n",
+             PERM_FILE: f"without_pe: {without!r}\nwith_pe: {with_pe!r}\nconclusion: order is invisible "
+                        "without positional encoding\n",
+             NOTES_FILE: f"- 스케일링 (scaling): {scaled:.4f} with √d_k, {unscaled:.4f} without.\n"
+                         "- 순서 (order): attention alone cannot see order.\n"
+                         "- 제곱 (square): doubling n makes the score matrix 4× larger.\n"}
+    os.makedirs(os.path.join(dest, "outputs"), exist_ok=True)
+    for name, text in texts.items():
+        with open(os.path.join(dest, "outputs", name), "w") as f:
+            f.write(text)
 
 
 def demo_class():
@@ -160,9 +169,10 @@ def demo_class():
 
 def demo():
     start = time.perf_counter()
-    for stale in ("autograded", "feedback", "gradebook.db"):
-        path = os.path.join(ROOT, stale)
-        shutil.rmtree(path, ignore_errors=True) if os.path.isdir(path) else (os.path.exists(path) and os.remove(path))
+    for stale in ("autograded", "feedback"):
+        shutil.rmtree(os.path.join(ROOT, stale), ignore_errors=True)
+    if os.path.exists(os.path.join(ROOT, "gradebook.db")):
+        os.remove(os.path.join(ROOT, "gradebook.db"))
     demo_class()
     autograde()
     feedback()

@@ -101,7 +101,8 @@ def masked_attention_cases():
 def judge_masking(model):
     """Masked attention must equal the learner's own unmasked weights, restricted and renormalised."""
     failures = []
-    for Q, K, V, mask in masked_attention_cases():
+    inputs = masked_attention_cases()
+    for Q, K, V, mask in inputs:
         got, plain = run(model.attention, [Q, K, V], {"mask": mask}), run(model.attention, [Q, K, V], {})
         if isinstance(got, Exception) or isinstance(plain, Exception):
             failures.append(f"raised {type(got if isinstance(got, Exception) else plain).__name__}")
@@ -113,7 +114,7 @@ def judge_masking(model):
         zeros = all(got[1][i][j] == 0.0 for i, row in enumerate(mask) for j, m in enumerate(row) if not m)
         if found or not zeros:
             failures.append(_gap(found) if found else "a hidden weight is not exactly 0")
-    return len(masked_attention_cases()), failures
+    return len(inputs), failures
 
 
 def _gap(found):
