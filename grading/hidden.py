@@ -12,7 +12,7 @@ import random
 from checkpoints import quiet
 from checkpoints.compare import canonical, first_difference
 from checkpoints.diagnose import diagnose, pos_encoding_signature, probe_signatures
-from checkpoints.modelfile import load_model
+from checkpoints.modelfile import broken_message, load_model
 from grading.isolation import underlay
 from grading.reference import reference
 
@@ -169,6 +169,8 @@ def grade(checkpoint, path="model.py"):
     with quiet():
         try:
             model = underlay(load_model(path), checkpoint)
+            if broken_message(model, checkpoint):
+                raise ValueError(broken_message(model, checkpoint))
             total, failures = judge(checkpoint, model)
             names = [m.name for m in diagnose(checkpoint, probe_signatures(checkpoint, model))] if failures else []
         except Exception as err:                   # model.py missing, unparsable, or crashing on import

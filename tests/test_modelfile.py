@@ -102,3 +102,21 @@ def test_warnings_and_stderr_from_learner_code_stay_out_of_the_cell(tmp_path, mo
     captured = capsys.readouterr()
     assert captured.err == ""
     assert "cost nothing" in captured.out
+
+
+def test_a_broken_section_costs_only_its_own_step(tmp_path, monkeypatch):
+    """A hand edit that breaks block's section leaves the other six functions loadable and checkable."""
+    import os
+    import checkpoints
+    from checkpoints.modelfile import broken_message
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    text = open(os.path.join(root, "model.py")).read().replace("    N = [layer_norm(row) for row in X]",
+                                                                "    N = [layer_norm(row) for row in X", 1)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "model.py").write_text(text)
+    module = load_model()
+    assert list(module.BROKEN_SECTIONS) == ["block"] and not hasattr(module, "block")
+    assert "step 7 section (block) does not parse" in broken_message(module, "block")
+    checkpoints.check("layer_norm")
+    with pytest.raises(checkpoints.CheckpointFailed, match="does not parse"):
+        checkpoints.check("block")

@@ -12,7 +12,7 @@ import os
 import warnings
 
 from .artifacts import ARTIFACT_CHECKS, OUTPUTS
-from .modelfile import STEPS, ModelFileError, cell_source, ensure_model, load_model, save_section
+from .modelfile import STEPS, ModelFileError, broken_message, cell_source, ensure_model, load_model, save_section
 from .steps import CHECKS
 
 __all__ = ["save", "check", "check_artifact", "write_artifact", "show_source", "ensure_model", "ModelFileError", "STEPS"]
@@ -87,6 +87,8 @@ def check(name):
             model = learner_model(name)
         except (ModelFileError, SyntaxError) as err:
             raise CheckpointFailed(f"model.py: {err}") from None
+        if broken_message(model, name):
+            raise CheckpointFailed(broken_message(model, name))
         if not hasattr(model, name):
             raise CheckpointFailed(f"model.py has no {name} yet: run the cell with save({name})")
         report = CHECKS[name](model)

@@ -126,13 +126,46 @@ def save_section(name, source, path=MODEL_FILE):
     return text
 
 
+def parsable_part(text, path=MODEL_FILE):
+    """(source of the sections that parse, {step name: why it does not parse}) for a damaged model.py."""
+    header, sections = read_sections(text)
+    good, broken = {}, {}
+    for name, body in sections.items():
+        try:
+            compile(body, f"{path} ({name})", "exec")
+            good[name] = body
+        except SyntaxError as err:
+            broken[name] = f"line {err.lineno} of its section: {err.msg}"
+    return compose(header, good), broken
+
+
 def load_model(path=MODEL_FILE, module_name="learner_model"):
-    """Import model.py afresh from disk as its own module object (never the cached `model`)."""
+    """Import model.py afresh from disk as its own module object (never the cached `model`).
+
+    If the file does not parse, the sections that do are loaded and the others are listed in the
+    module's BROKEN_SECTIONS, so a hand edit that breaks one step costs only that step.
+    """
     if not os.path.exists(path):
         raise ModelFileError(f"there is no {path} here yet: run the cell that writes your function into it")
     with open(path, encoding="utf-8") as f:
-        check_stdlib_only(f.read(), where=path)
-    spec = importlib.util.spec_from_file_location(module_name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+        text = f.read()
+    try:
+        compile(text, path, "exec")
+        source, broken = text, {}
+    except SyntaxError:
+        source, broken = parsable_part(text, path)
+    check_stdlib_only(source, where=path)
+    module = importlib.util.module_from_spec(importlib.util.spec_from_loader(module_name, loader=None))
+    module.__file__ = os.path.abspath(path)
+    exec(compile(source, path, "exec"), module.__dict__)
+    module.BROKEN_SECTIONS = broken
     return module
+
+
+def broken_message(module, name):
+    """A clear message when step `name`'s section of model.py does not parse, else None."""
+    why = getattr(module, "BROKEN_SECTIONS", {}).get(name)
+    if why:
+        return (f"model.py: the step {step_number(name)} section ({name}) does not parse ({why}); "
+                f"fix it, or re-run the notebook cell that saves {name}")
+    return None
