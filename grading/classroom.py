@@ -6,6 +6,7 @@
     python -m grading.classroom demo        # release, simulated class, autograde, feedback, grades
 """
 import csv
+import filecmp
 import json
 import os
 import shutil
@@ -22,6 +23,7 @@ from grading.reference import ROOT, load_source_module
 SUBMITTED = os.path.join(ROOT, "submitted")
 AUTOGRADED = os.path.join(ROOT, "autograded")
 GRADES_CSV = os.path.join(ROOT, "grades.csv")
+INTAKE_FILE = os.path.join(ROOT, "intake.json")   # what was wrong with each submission's files
 
 # The demo class: a student id, then what their submission contains.
 DEMO_MISTAKES = {
@@ -40,20 +42,72 @@ def students():
         if os.path.isdir(SUBMITTED) else []
 
 
-def autograde():
-    """Autograde every submission, one student at a time, so one broken submission stops nothing."""
-    names = students()
+def grade_ids(book):
+    return {c.metadata.get("nbgrader", {}).get("grade_id") for c in book.cells} - {None}
+
+
+def intake(student):
+    """Make one submission gradable without losing anything; return what was wrong, in plain words.
+
+    Unreadable notebooks are renamed to <name>.unreadable (kept, scored 0) so nbgrader grades the rest;
+    a renamed notebook is recognised by its cells and copied (not moved) to the name nbgrader expects.
+    """
+    folder = os.path.join(SUBMITTED, student, ASSIGNMENT)
+    if not os.path.isdir(folder):
+        return [f"no {ASSIGNMENT}/ folder in submitted/{student}: nothing to grade"]
+    problems, readable = [], {}
+    for name in sorted(f for f in os.listdir(folder) if f.endswith(".ipynb")):
+        try:
+            readable[name] = nbformat.read(os.path.join(folder, name), as_version=4)
+        except Exception:                        # any way a file can fail to be a notebook
+            os.replace(os.path.join(folder, name), os.path.join(folder, name + ".unreadable"))
+    expected = {name: grade_ids(nbformat.read(os.path.join(course.RELEASE, name), as_version=4))
+                for name in course.notebooks(course.RELEASE)}
+    for name, ids in expected.items():
+        twins = [other for other, book in readable.items() if other not in expected and grade_ids(book) & ids]
+        if os.path.exists(os.path.join(folder, name + ".unreadable")) and name not in readable:
+            problems.append(f"{name} is not a readable notebook; kept as {name}.unreadable, its cells score 0")
+        elif name not in readable and len(twins) == 1:
+            shutil.copy(os.path.join(folder, twins[0]), os.path.join(folder, name))
+            problems.append(f"{twins[0]!r} graded as {name} (it carries that notebook's cells)")
+        elif name in readable and len(twins) == 1 and filecmp.cmp(os.path.join(folder, twins[0]),
+                                                                    os.path.join(folder, name), shallow=False):
+            problems.append(f"{twins[0]!r} graded as {name} (it carries that notebook's cells)")  # a rerun
+        elif name not in readable:
+            problems.append(f"{name} is missing: its cells score 0")
+    if not os.path.exists(os.path.join(folder, "model.py")):
+        problems.append("model.py is missing: every checkpoint fails")
+    return problems
+
+
+def autograde(names=None):
+    """Autograde submissions one student at a time, so one broken submission stops nothing."""
+    names = names or students()
     if not names:
         raise SystemExit("no submissions: put them in submitted/<student>/attention/")
+    report = read_intake()
     start = time.perf_counter()
     for k, student in enumerate(names, 1):
         t = time.perf_counter()
+        report[student] = intake(student)
         done = course.nbgrader("autograde", "--student", student, "--force")
         status = "ok" if done.returncode == 0 else "FAILED (see log below)"
         print(f"[{k}/{len(names)}] {student}: autograded in {time.perf_counter() - t:.1f} s, {status}", flush=True)
+        for problem in report[student]:
+            print(f"    {problem}")
         if done.returncode != 0:
+            report[student].append("nbgrader could not grade this submission")
             print("    " + "\n    ".join((done.stdout + done.stderr).strip().splitlines()[-8:]))
+    with open(INTAKE_FILE, "w", encoding="utf-8") as f:
+        json.dump(report, f, indent=1, sort_keys=True, ensure_ascii=False)
     print(f"autograded {len(names)} submissions in {time.perf_counter() - start:.1f} s")
+
+
+def read_intake():
+    if not os.path.exists(INTAKE_FILE):
+        return {}
+    with open(INTAKE_FILE, encoding="utf-8") as f:
+        return json.load(f)
 
 
 def feedback():
@@ -89,13 +143,16 @@ def grades(path=GRADES_CSV):
     columns = sorted({gid for _, scores, _, _, _ in rows for gid in scores})
     with open(path, "w", newline="") as f:
         writer = csv.writer(f)
-        writer.writerow(["student"] + columns + ["total", "max", "diagnosis"])
+        writer.writerow(["student"] + columns + ["total", "max", "diagnosis", "problems"])
+        problems = read_intake()
         for student, scores, total, top, diagnoses in rows:
-            writer.writerow([student] + [scores.get(c, 0) for c in columns] + [total, top, " ".join(diagnoses)])
+            writer.writerow([student] + [scores.get(c, 0) for c in columns]
+                            + [total, top, " ".join(diagnoses), "; ".join(problems.get(student, []))])
     print(f"wrote {os.path.relpath(path, ROOT)}")
-    print(f"{'student':22} {'score':>9}  diagnosis")
+    print(f"{'student':22} {'score':>9}  diagnosis / problems")
     for student, _, total, top, diagnoses in rows:
-        print(f"{student:22} {total:5.1f}/{top:<3.0f}  {', '.join(diagnoses) or '-'}")
+        notes = diagnoses + problems.get(student, [])
+        print(f"{student:22} {total:5.1f}/{top:<3.0f}  {'; '.join(notes) or '-'}")
     return rows
 
 
@@ -171,8 +228,9 @@ def demo():
     start = time.perf_counter()
     for stale in ("autograded", "feedback"):
         shutil.rmtree(os.path.join(ROOT, stale), ignore_errors=True)
-    if os.path.exists(os.path.join(ROOT, "gradebook.db")):
-        os.remove(os.path.join(ROOT, "gradebook.db"))
+    for stale in ("gradebook.db", INTAKE_FILE):
+        if os.path.exists(os.path.join(ROOT, stale)):
+            os.remove(os.path.join(ROOT, stale))
     demo_class()
     autograde()
     feedback()
