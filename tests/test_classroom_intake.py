@@ -5,7 +5,7 @@ import shutil
 import pytest
 
 from grading import classroom, course
-from grading.mistakes import replace_function
+from grading.mistakes import BUGGY, replace_function
 
 pytestmark = pytest.mark.nbgrader
 
@@ -35,6 +35,17 @@ def damage(student, how):
         text = open(model).read().replace("    N = [layer_norm(row) for row in X]", "    N = [layer_norm(row) for", 1)
         with open(model, "w") as f:
             f.write(text)
+    elif how == "shadows-grading":
+        # a wrong layer_norm plus a fake grading package that would pass everything if it were imported
+        model = os.path.join(path, "model.py")
+        function, code = BUGGY["layer_norm.unbiased_variance"]
+        text = replace_function(open(model).read(), function, code)
+        with open(model, "w") as f:
+            f.write(text)
+        os.makedirs(os.path.join(path, "grading"))
+        for name in ("__init__.py", "isolation.py"):
+            open(os.path.join(path, "grading", name), "w").write("def underlay(model, checkpoint):\n    return model\n")
+        open(os.path.join(path, "grading", "hidden.py"), "w").write("def grade(name):\n    print('all good')\n")
     elif how == "infinite-loop":
         model = os.path.join(path, "model.py")
         text = replace_function(open(model).read(), "layer_norm", LOOPING_LAYER_NORM)
@@ -50,6 +61,7 @@ EXPECTED_LOST = {
     "invalid-json": {"step06-layer-norm-checks", "step06-layer-norm-hidden"},
     "syntax-error": {"step07-block-checks", "step07-block-hidden"},
     "infinite-loop": {"step06-layer-norm-checks", "step06-layer-norm-hidden"},
+    "shadows-grading": {"step06-layer-norm-checks", "step06-layer-norm-hidden"},
 }
 EXPECTED_PROBLEM = {
     "missing-notebook": "07-block.ipynb is missing",
