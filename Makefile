@@ -19,9 +19,12 @@ $(BIN)/.torch: $(BIN)/.installed requirements-torch.txt
 env: $(BIN)/.installed
 
 ## make lab: learner workspace from the student edition, then JupyterLab on notebook 1
+WORKSPACE ?= workspace
+LAB_FLAGS ?=
+ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)   # containers and CI machines run as root
 lab: $(BIN)/.installed
-	$(BIN)/python -m grading.course workspace
-	cd workspace && $(BIN)/jupyter lab 01-softmax.ipynb
+	$(BIN)/python -m grading.course workspace $(WORKSPACE)
+	cd $(WORKSPACE) && $(CURDIR)/$(BIN)/jupyter lab $(ROOT_FLAG) $(LAB_FLAGS) 01-softmax.ipynb
 
 ## make test: everything (unit tests, catalogue, all eight master notebooks, nbgrader cycle, torch cross-check)
 test: $(BIN)/.installed $(BIN)/.torch

@@ -79,9 +79,9 @@ def workspace(dest=WORKSPACE):
 
 def main(argv):
     commands = {"release": release, "workspace": workspace}
-    if len(argv) != 1 or argv[0] not in commands:
-        raise SystemExit(f"usage: python -m grading.course {{{'|'.join(commands)}}}")
-    commands[argv[0]]()
+    if not 1 <= len(argv) <= 2 or argv[0] not in commands or (argv[0] == "release" and len(argv) == 2):
+        raise SystemExit(f"usage: python -m grading.course {{release|workspace [folder]}}")
+    commands[argv[0]](*[os.path.abspath(a) for a in argv[1:]])
 
 
 if __name__ == "__main__":
