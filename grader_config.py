@@ -4,35 +4,50 @@ Layout nbgrader sees (paths relative to the repository root):
     notebooks/attention/*.ipynb      the master notebooks (source)    -> release/attention/ (student edition)
     submitted/<student>/attention/   what learners hand in             -> autograded/, feedback/
     gradebook.db                     the SQLite gradebook
+    judged/<student>/*.json          the judge's verdicts and the problems found (grades.csv reads them)
+
+The assignment is named on the command line, as in nbgrader's docs: `nbgrader autograde attention`.
+Scores come from the judge (grading/judge.py) through the JudgeCells preprocessor, never from what
+the learner's kernel printed; the kernel runs in a bubblewrap sandbox (grading/sandbox.py).
 """
 import os
+import sys
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
 ASSIGNMENT = "attention"
+SOURCE_DIR = "notebooks"
+EXPORT_CSV = "gradebook-export.csv"   # `nbgrader export`; `make grades` writes grades.csv
 
 # Files the learner produces: graded as submitted, never replaced by the source versions.
 LEARNER_FILES = ["model.py", "outputs/02-scale.txt", "outputs/05-perm.txt", "outputs/08-notes.md"]
 
 
 def configure(c):
+    if ROOT not in sys.path:            # nbgrader imports the course's preprocessors from grading/
+        sys.path.insert(0, ROOT)
+    from grading.preprocess import JudgeCells, RepairCells, SandboxedExecute
+    from nbconvert.preprocessors import ClearMetadataPreprocessor
+    from nbgrader import preprocessors as nbp
+
     c.CourseDirectory.root = ROOT
     c.CourseDirectory.course_id = "attention-by-hand"
-    c.CourseDirectory.source_directory = "notebooks"
-    c.CourseDirectory.assignment_id = ASSIGNMENT
+    c.CourseDirectory.source_directory = SOURCE_DIR
     c.CourseDirectory.db_url = "sqlite:///" + os.path.join(ROOT, "gradebook.db")
-    # Never ship or copy caches; grading_record.json is written by the hidden checks while grading.
-    c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback", "grading_record.json"]
+    c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback"]
     c.Autograde.exclude_overwriting = {ASSIGNMENT: LEARNER_FILES}
+    c.Autograde.pre_convert_hook = "grading.intake.nbgrader_hook"
+    c.Autograde.sanitize_preprocessors = [nbp.ClearOutput, RepairCells, nbp.DeduplicateIds,
+                                          nbp.OverwriteKernelspec, nbp.OverwriteCells, nbp.CheckCellMetadata]
+    c.OverwriteCells.add_missing_cells = True   # a deleted graded cell comes back, judged like the others
+    c.Autograde.autograde_preprocessors = [SandboxedExecute, nbp.IgnorePattern, ClearMetadataPreprocessor,
+                                           nbp.LimitOutput, JudgeCells, nbp.SaveAutoGrades,
+                                           nbp.AssignLatePenalties, nbp.CheckCellMetadata]
     c.Execute.timeout = 30                 # seconds per cell; an infinite loop costs only its own cell
     c.Execute.interrupt_on_timeout = True
+    c.ExportApp.plugin_class = "nbgrader.plugins.CsvExportPlugin"
+    c.CsvExportPlugin.to = EXPORT_CSV
     c.ClearSolutions.code_stub = {
         "python": '# YOUR CODE HERE\nraise NotImplementedError("write this part, then run the save cell below it")'}
-    # The hidden test cells import `grading` (instructor-only, outside the student edition). The
-    # kernel imports it from the course root before any learner file can shadow the name.
-    os.environ["PYTHONPATH"] = os.pathsep.join(p for p in [ROOT, os.environ.get("PYTHONPATH")] if p)
-    c.Execute.extra_arguments = [
-        f"--IPKernelApp.exec_lines=import sys; sys.path.insert(0, {ROOT!r}); "
-        "import grading.hidden, grading.isolation; sys.path.remove(" + repr(ROOT) + ")"]
 
 
 if "get_config" in globals():   # loaded by nbgrader (via nbgrader_config.py), not imported

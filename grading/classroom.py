@@ -6,7 +6,6 @@
     python -m grading.classroom demo        # release, simulated class, autograde, feedback, grades
 """
 import csv
-import filecmp
 import json
 import os
 import shutil
@@ -16,14 +15,14 @@ import time
 import nbformat
 
 from grader_config import ASSIGNMENT
-from grading import course
+from grading import course, intake, sandbox
 from grading.mistakes import BUGGY
 from grading.reference import ROOT, load_source_module
 
 SUBMITTED = os.path.join(ROOT, "submitted")
 AUTOGRADED = os.path.join(ROOT, "autograded")
 GRADES_CSV = os.path.join(ROOT, "grades.csv")
-INTAKE_FILE = os.path.join(ROOT, "intake.json")   # what was wrong with each submission's files
+JUDGED = intake.JUDGED                             # the judge's records and the intake's findings
 
 # The demo class: a student id, then what their submission contains.
 DEMO_MISTAKES = {
@@ -42,99 +41,88 @@ def students():
         if os.path.isdir(SUBMITTED) else []
 
 
-def grade_ids(book):
-    return {c.metadata.get("nbgrader", {}).get("grade_id") for c in book.cells} - {None}
-
-
-def intake(student):
-    """Make one submission gradable without losing anything; return what was wrong, in plain words.
-
-    Unreadable notebooks are renamed to <name>.unreadable (kept, scored 0) so nbgrader grades the rest;
-    a renamed notebook is recognised by its cells and copied (not moved) to the name nbgrader expects.
-    """
-    folder = os.path.join(SUBMITTED, student, ASSIGNMENT)
-    if not os.path.isdir(folder):
-        return [f"no {ASSIGNMENT}/ folder in submitted/{student}: nothing to grade"]
-    problems, readable = [], {}
-    for name in sorted(f for f in os.listdir(folder) if f.endswith(".ipynb")):
-        try:
-            readable[name] = nbformat.read(os.path.join(folder, name), as_version=4)
-        except Exception:                        # any way a file can fail to be a notebook
-            os.replace(os.path.join(folder, name), os.path.join(folder, name + ".unreadable"))
-    expected = {name: grade_ids(nbformat.read(os.path.join(course.RELEASE, name), as_version=4))
-                for name in course.notebooks(course.RELEASE)}
-    for name, ids in expected.items():
-        twins = [other for other, book in readable.items() if other not in expected and grade_ids(book) & ids]
-        if os.path.exists(os.path.join(folder, name + ".unreadable")) and name not in readable:
-            problems.append(f"{name} is not a readable notebook; kept as {name}.unreadable, its cells score 0")
-        elif name not in readable and len(twins) == 1:
-            shutil.copy(os.path.join(folder, twins[0]), os.path.join(folder, name))
-            problems.append(f"{twins[0]!r} graded as {name} (it carries that notebook's cells)")
-        elif name in readable and len(twins) == 1 and filecmp.cmp(os.path.join(folder, twins[0]),
-                                                                    os.path.join(folder, name), shallow=False):
-            problems.append(f"{twins[0]!r} graded as {name} (it carries that notebook's cells)")  # a rerun
-        elif name not in readable:
-            problems.append(f"{name} is missing: its cells score 0")
-    if not os.path.exists(os.path.join(folder, "model.py")):
-        problems.append("model.py is missing: every checkpoint fails")
-    return problems
-
-
 def autograde(names=None):
-    """Autograde submissions one student at a time, so one broken submission stops nothing."""
+    """Autograde submissions one student at a time (intake, sandboxed kernel, judge), with progress."""
     names = names or students()
     if not names:
         raise SystemExit("no submissions: put them in submitted/<student>/attention/")
-    report = read_intake()
+    try:
+        sandbox.require()
+    except sandbox.SandboxUnavailable as err:
+        raise SystemExit(str(err)) from None
     start = time.perf_counter()
     for k, student in enumerate(names, 1):
         t = time.perf_counter()
-        report[student] = intake(student)
-        done = course.nbgrader("autograde", "--student", student, "--force")
-        status = "ok" if done.returncode == 0 else "FAILED (see log below)"
+        done = course.nbgrader("autograde", ASSIGNMENT, "--student", student, "--force")
+        failure = [] if done.returncode == 0 else [nbgrader_failure(done.stdout + done.stderr)]
+        save_failure(student, failure)
+        status = "ok" if done.returncode == 0 else "FAILED"
         print(f"[{k}/{len(names)}] {student}: autograded in {time.perf_counter() - t:.1f} s, {status}", flush=True)
-        for problem in report[student]:
+        for problem in problems_of(student):
             print(f"    {problem}")
-        if done.returncode != 0:
-            report[student].append("nbgrader could not grade this submission")
-            print("    " + "\n    ".join((done.stdout + done.stderr).strip().splitlines()[-8:]))
-    with open(INTAKE_FILE, "w", encoding="utf-8") as f:
-        json.dump(report, f, indent=1, sort_keys=True, ensure_ascii=False)
     print(f"autograded {len(names)} submissions in {time.perf_counter() - start:.1f} s")
 
 
-def read_intake():
-    if not os.path.exists(INTAKE_FILE):
+def nbgrader_failure(log):
+    """One plain sentence from nbgrader's log when it gave up on a submission."""
+    errors = [line.split("]", 1)[-1].strip() for line in log.splitlines() if "ERROR" in line]
+    return "nbgrader could not grade this submission" + (f": {errors[0][:200]}" if errors else "")
+
+
+def save_failure(student, failure):
+    path = os.path.join(JUDGED, student, "nbgrader.json")
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(failure, f)
+
+
+def records(student):
+    """{notebook: the judge's record} for one student."""
+    folder = os.path.join(JUDGED, student)
+    if not os.path.isdir(folder):
         return {}
-    with open(INTAKE_FILE, encoding="utf-8") as f:
-        return json.load(f)
+    out = {}
+    for name in sorted(os.listdir(folder)):
+        if name.endswith(".json") and name not in ("intake.json", "nbgrader.json"):
+            with open(os.path.join(folder, name), encoding="utf-8") as f:
+                out[name[:-len(".json")]] = json.load(f)
+    return out
+
+
+def problems_of(student):
+    """Every sentence about one submission: intake, repairs, kernel deaths, model.py, nbgrader itself."""
+    said = intake.load(student)
+    for record in records(student).values():
+        said += record["problems"]
+    path = os.path.join(JUDGED, student, "nbgrader.json")
+    if os.path.exists(path):
+        with open(path, encoding="utf-8") as f:
+            said += json.load(f)
+    return list(dict.fromkeys(said))
+
+
+def diagnoses_of(student):
+    return sorted({name for record in records(student).values()
+                   for cell in record["cells"].values() for name in cell.get("diagnosis", [])})
 
 
 def feedback():
-    done = course.nbgrader("generate_feedback", "--force")
+    done = course.nbgrader("generate_feedback", ASSIGNMENT, "--force")
     print("feedback in feedback/<student>/attention/" if done.returncode == 0 else done.stderr[-2000:])
 
 
 def grade_table():
     """[(student, {grade_id: score}, total, max, diagnoses)] from the gradebook."""
-    from nbgrader.api import Gradebook
+    from nbgrader.api import Gradebook, MissingEntry
     rows = []
     with Gradebook(f"sqlite:///{os.path.join(ROOT, 'gradebook.db')}") as gb:
         for student in students():
             try:
                 submission = gb.find_submission(ASSIGNMENT, student)
-            except Exception:
+            except MissingEntry:
                 continue
-            scores = {}
-            for notebook in submission.notebooks:
-                for grade in notebook.grades:
-                    scores[grade.name] = grade.score
-            record = os.path.join(AUTOGRADED, student, ASSIGNMENT, "grading_record.json")
-            diagnoses = []
-            if os.path.exists(record):
-                with open(record) as f:
-                    diagnoses = sorted({n for entry in json.load(f).values() for n in entry["diagnosis"]})
-            rows.append((student, scores, submission.score, submission.max_score, diagnoses))
+            scores = {grade.name: grade.score for notebook in submission.notebooks for grade in notebook.grades}
+            rows.append((student, scores, submission.score, submission.max_score, diagnoses_of(student)))
     return rows
 
 
@@ -144,14 +132,13 @@ def grades(path=GRADES_CSV):
     with open(path, "w", newline="") as f:
         writer = csv.writer(f)
         writer.writerow(["student"] + columns + ["total", "max", "diagnosis", "problems"])
-        problems = read_intake()
         for student, scores, total, top, diagnoses in rows:
             writer.writerow([student] + [scores.get(c, 0) for c in columns]
-                            + [total, top, " ".join(diagnoses), "; ".join(problems.get(student, []))])
+                            + [total, top, " ".join(diagnoses), "; ".join(problems_of(student))])
     print(f"wrote {os.path.relpath(path, ROOT)}")
     print(f"{'student':22} {'score':>9}  diagnosis / problems")
     for student, _, total, top, diagnoses in rows:
-        notes = diagnoses + problems.get(student, [])
+        notes = diagnoses + problems_of(student)
         print(f"{student:22} {total:5.1f}/{top:<3.0f}  {'; '.join(notes) or '-'}")
     return rows
 
@@ -226,9 +213,9 @@ def demo_class():
 
 def demo():
     start = time.perf_counter()
-    for stale in ("autograded", "feedback"):
+    for stale in ("autograded", "feedback", "judged"):
         shutil.rmtree(os.path.join(ROOT, stale), ignore_errors=True)
-    for stale in ("gradebook.db", INTAKE_FILE):
+    for stale in ("gradebook.db",):
         if os.path.exists(os.path.join(ROOT, stale)):
             os.remove(os.path.join(ROOT, stale))
     demo_class()

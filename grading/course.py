@@ -36,7 +36,7 @@ def release():
         raise SystemExit(f"notebooks/{ASSIGNMENT} holds {', '.join(leftovers)} from running the masters in "
                          "place; they would ship to learners. Delete them (they are git-ignored) and retry.")
     print(f"generating the student edition of {len(notebooks())} notebooks ...")
-    done = nbgrader("generate_assignment", "--force")
+    done = nbgrader("generate_assignment", ASSIGNMENT, "--force")
     if done.returncode != 0:
         print(done.stdout[-3000:] + done.stderr[-3000:])
         raise SystemExit("nbgrader generate_assignment failed (its log is above)")

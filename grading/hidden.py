@@ -1,22 +1,16 @@
 """The hidden checks: each learner function against the reference at 1e-6 on seeded random and edge inputs.
 
-A hidden test cell is one line, `from grading.hidden import grade; grade("attention")`, so the
-feedback a learner receives shows no reference code and no inputs: only counts, the largest
-difference, and the diagnosis.
+Only the judge (grading/judge.py) runs them, in its own process, on a RemoteModel whose calls go
+to the sandboxed worker; the hidden cells of the notebooks are placeholders. Feedback shows no
+inputs and no seed: only counts, the first gap, and the diagnosis.
 """
-import json
 import math
-import os
 import random
 
-from checkpoints import quiet
 from checkpoints.compare import canonical, first_difference
-from checkpoints.diagnose import diagnose, pos_encoding_signature, probe_signatures
-from checkpoints.modelfile import broken_message, load_model
-from grading.isolation import underlay
+from checkpoints.diagnose import pos_encoding_signature
 from grading.reference import reference
 
-RECORD_FILE = "grading_record.json"
 SEED = 20261129
 
 
@@ -151,36 +145,3 @@ def judge(checkpoint, model):
         if not isinstance(err, ValueError):
             failures.append("d % h != 0 did not raise ValueError")
     return total, failures
-
-
-def record(checkpoint, entry, path=RECORD_FILE):
-    """Keep each checkpoint's outcome beside the submission, for the instructor's grade table."""
-    data = {}
-    if os.path.exists(path):
-        with open(path, encoding="utf-8") as f:
-            data = json.load(f)
-    data[checkpoint] = entry
-    with open(path, "w", encoding="utf-8") as f:
-        json.dump(data, f, indent=1, sort_keys=True)
-
-
-def grade(checkpoint, path="model.py"):
-    """Run the hidden check of one checkpoint on ./model.py; print a summary; raise if it fails."""
-    with quiet():
-        try:
-            model = underlay(load_model(path), checkpoint)
-            if broken_message(model, checkpoint):
-                raise ValueError(broken_message(model, checkpoint))
-            total, failures = judge(checkpoint, model)
-            names = [m.name for m in diagnose(checkpoint, probe_signatures(checkpoint, model))] if failures else []
-        except Exception as err:                   # model.py missing, unparsable, or crashing on import
-            total, failures, names = 1, [f"model.py could not be loaded: {type(err).__name__}: {err}"], []
-    record(checkpoint, {"cases": total, "failed": len(failures), "diagnosis": names})
-    if not failures:
-        print(f"✓ hidden check {checkpoint}: all {total} seeded cases match the reference to 1e-6")
-        return
-    print(f"✗ hidden check {checkpoint}: {len(failures)} of {total} seeded cases fail; first: {failures[0]}")
-    if names:
-        from checkpoints.catalogue import BY_NAME
-        print(f"  looks like: {BY_NAME[names[0]].title}. Fix: {BY_NAME[names[0]].hint}")
-    raise AssertionError(f"hidden check {checkpoint} failed")

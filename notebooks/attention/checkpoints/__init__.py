@@ -15,7 +15,7 @@ from .artifacts import ARTIFACT_CHECKS, OUTPUTS
 from .modelfile import STEPS, ModelFileError, broken_message, cell_source, ensure_model, load_model, save_section
 from .steps import CHECKS
 
-__all__ = ["save", "check", "check_artifact", "write_artifact", "show_source", "ensure_model", "ModelFileError", "STEPS"]
+__all__ = ["save", "check", "check_artifact", "hidden", "write_artifact", "show_source", "ensure_model", "ModelFileError", "STEPS"]
 
 
 class CheckpointFailed(AssertionError):
@@ -23,7 +23,10 @@ class CheckpointFailed(AssertionError):
 
 
 def grading():
-    """True while nbgrader autogrades: then model.py and outputs/ are judged as submitted."""
+    """True while nbgrader autogrades: then model.py and outputs/ are judged as submitted.
+
+    Nothing here decides a grade: the judge recomputes every graded cell outside the kernel.
+    """
     return os.environ.get("NBGRADER_EXECUTION") == "autograde"
 
 
@@ -46,18 +49,6 @@ def save(fn):
         return
     save_section(fn.__name__, cell_source(fn))
     print(f"model.py: step {STEPS.index(fn.__name__) + 1} ({fn.__name__}) saved")
-
-
-def learner_model(checkpoint):
-    """model.py loaded fresh; while grading, earlier steps' functions are the reference's (isolation)."""
-    model = load_model()
-    if grading():
-        try:
-            from grading.isolation import underlay
-        except ImportError:
-            return model
-        underlay(model, checkpoint)
-    return model
 
 
 @contextlib.contextmanager
@@ -84,7 +75,7 @@ def check(name):
         raise ValueError(f"no checkpoint called {name!r}; choose one of {', '.join(CHECKS)}")
     with quiet():
         try:
-            model = learner_model(name)
+            model = load_model()
         except (ModelFileError, SyntaxError) as err:
             raise CheckpointFailed(f"model.py: {err}") from None
         if broken_message(model, name):
@@ -111,6 +102,11 @@ def write_artifact(filename, text):
     with open(os.path.join(OUTPUTS, filename), "w", encoding="utf-8") as f:
         f.write(text.rstrip("\n") + "\n")
     print(f"wrote {OUTPUTS}/{filename}:\n{text.rstrip()}")
+
+
+def hidden(name):
+    """Where a hidden check stands in the notebook: the grader's judge, outside your kernel, scores it."""
+    print(f"hidden check {name}: run by the grader outside this notebook when your work is graded")
 
 
 def show_source(fn):

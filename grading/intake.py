@@ -1,0 +1,107 @@
+"""Intake: make one submission folder gradable without losing anything, before nbgrader reads it.
+
+- a notebook that is not valid JSON is renamed to `<name>.unreadable` (kept; its cells score 0);
+- a renamed notebook (`03-causal-mask (1).ipynb`) is recognised by its grade ids and copied (not
+  moved) to the name nbgrader expects;
+- symbolic links and special files are removed (nbgrader would copy what a link points at, which
+  could be any file of the instructor's);
+- what was wrong is returned as plain sentences for grades.csv.
+
+`make autograde` runs it for each student; nbgrader runs it too, as `Autograde.pre_convert_hook`,
+so plain `nbgrader autograde attention` gets the same intake.
+"""
+import filecmp
+import json
+import os
+import shutil
+import stat
+
+import nbformat
+
+from grader_config import ASSIGNMENT
+from grading.masters import SOURCE, notebooks
+from grading.reference import ROOT
+
+JUDGED = os.path.join(ROOT, "judged")
+
+
+def grade_ids(book):
+    return {c.metadata.get("nbgrader", {}).get("grade_id") for c in book.cells} - {None}
+
+
+def expected_notebooks():
+    """{notebook file name: its grade ids}, from the master notebooks."""
+    return {name: grade_ids(nbformat.read(os.path.join(SOURCE, name), as_version=4)) for name in notebooks()}
+
+
+def remove_links(folder):
+    """Delete symbolic links and special files anywhere in the submission; say which."""
+    problems = []
+    for here, dirs, files in os.walk(folder):
+        for name in dirs + files:
+            path = os.path.join(here, name)
+            mode = os.lstat(path).st_mode
+            if stat.S_ISLNK(mode) or not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+                os.unlink(path)
+                problems.append(f"{os.path.relpath(path, folder)} was a link or special file, not a "
+                                "file; it was removed")
+    return problems
+
+
+def read_notebooks(folder):
+    """{name: notebook} of the readable notebooks; the unreadable ones renamed aside."""
+    readable = {}
+    for name in sorted(f for f in os.listdir(folder) if f.endswith(".ipynb")):
+        try:
+            readable[name] = nbformat.read(os.path.join(folder, name), as_version=4)
+        except Exception:                        # any way a file can fail to be a notebook
+            os.replace(os.path.join(folder, name), os.path.join(folder, name + ".unreadable"))
+    return readable
+
+
+def intake(folder):
+    """Repair one submission folder in place (originals kept); return what was wrong, in plain words."""
+    if not os.path.isdir(folder):
+        return [f"no {ASSIGNMENT}/ folder in this submission: nothing to grade"]
+    problems = remove_links(folder)
+    readable = read_notebooks(folder)
+    expected = expected_notebooks()
+    for name, ids in expected.items():
+        twins = [other for other, book in readable.items() if other not in expected and grade_ids(book) & ids]
+        if os.path.exists(os.path.join(folder, name + ".unreadable")) and name not in readable:
+            problems.append(f"{name} is not a readable notebook; kept as {name}.unreadable, its cells score 0")
+        elif name not in readable and len(twins) == 1:
+            shutil.copy(os.path.join(folder, twins[0]), os.path.join(folder, name))
+            problems.append(f"{twins[0]!r} graded as {name} (it carries that notebook's cells)")
+        elif name in readable and len(twins) == 1 and filecmp.cmp(os.path.join(folder, twins[0]),
+                                                                    os.path.join(folder, name), shallow=False):
+            problems.append(f"{twins[0]!r} graded as {name} (it carries that notebook's cells)")  # a rerun
+        elif name not in readable:
+            problems.append(f"{name} is missing: its cells score 0")
+    return problems
+
+
+def save(student, problems):
+    os.makedirs(os.path.join(JUDGED, student), exist_ok=True)
+    with open(os.path.join(JUDGED, student, "intake.json"), "w", encoding="utf-8") as f:
+        json.dump(problems, f, indent=1, ensure_ascii=False)
+
+
+def load(student):
+    path = os.path.join(JUDGED, student, "intake.json")
+    if not os.path.exists(path):
+        return []
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
+def nbgrader_hook(assignment, student, notebooks):
+    """Autograde.pre_convert_hook: intake the folder the listed notebooks come from; list the repaired ones.
+
+    nbgrader passes the student pattern ("*"), so the folder is found from the notebooks' paths.
+    """
+    if not notebooks:
+        return
+    folder = os.path.dirname(os.path.abspath(notebooks[0]))
+    save(os.path.basename(os.path.dirname(folder)), intake(folder))
+    notebooks[:] = sorted(os.path.join(folder, f) for f in os.listdir(folder) if f.endswith(".ipynb"))

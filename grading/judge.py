@@ -1,0 +1,430 @@
+"""The trusted judge: every graded cell's verdict, computed outside the learner's kernel.
+
+For one submission the judge reads `model.py` and `outputs/` as submitted (never what the kernel
+left behind), starts one sandboxed worker per checkpoint (grading/worker.py), and runs the course's
+checks in its own process against a `RemoteModel`: each call of a learner function travels to the
+worker as JSON and only JSON comes back. Earlier steps' functions are answered here by the
+reference (isolation), so the reference, the seeds and the comparison never share a process with
+learner code.
+
+    python -m grading.judge submitted/<student>/attention   # print every graded cell's verdict
+"""
+import builtins
+import hashlib
+import json
+import os
+import select
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+
+from checkpoints.artifacts import ARTIFACT_CHECKS
+from checkpoints.catalogue import BY_NAME
+from checkpoints.diagnose import diagnose, probe_signatures
+from checkpoints.modelfile import STEPS, foreign_imports, read_sections, step_number
+from checkpoints.report import Check, Report
+from checkpoints.steps import CHECKS
+from grading import hidden, sandbox
+from grading.isolation import UNDERLAY
+from grading.reference import reference
+
+WORKER_SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "worker.py")
+CALL_SECONDS = 10.0          # one call of a learner function
+SUBMISSION_SECONDS = 120.0   # all calls of one submission together
+MAX_REPLY_BYTES = 32 << 20
+MAX_FILE_BYTES = 1 << 20     # model.py and each artifact: larger files are not read
+
+# Every graded cell of the course: grade_id -> (kind, what it judges). tests/test_judge.py keeps it
+# equal to the master notebooks' graded cells.
+CELLS = {
+    "step01-softmax-checks": ("visible", "softmax"), "step01-softmax-hidden": ("hidden", "softmax"),
+    "step02-attention-checks": ("visible", "attention"), "step02-attention-hidden": ("hidden", "attention"),
+    "step02-scale-artifact": ("artifact", "02-scale.txt"),
+    "step03-causal-mask-checks": ("visible", "causal_mask"), "step03-causal-mask-hidden": ("hidden", "causal_mask"),
+    "step04-multi-head-checks": ("visible", "multi_head"), "step04-multi-head-hidden": ("hidden", "multi_head"),
+    "step05-pos-encoding-checks": ("visible", "pos_encoding"),
+    "step05-pos-encoding-hidden": ("hidden", "pos_encoding"),
+    "step05-perm-artifact": ("artifact", "05-perm.txt"),
+    "step06-layer-norm-checks": ("visible", "layer_norm"), "step06-layer-norm-hidden": ("hidden", "layer_norm"),
+    "step07-block-checks": ("visible", "block"), "step07-block-hidden": ("hidden", "block"),
+    "step08-notes-artifact": ("artifact", "08-notes.md"),
+}
+# The functions each artifact is computed from (their sections must load for the artifact to count).
+ARTIFACT_STEPS = {"02-scale.txt": ["attention"], "05-perm.txt": ["attention", "pos_encoding"],
+                  "08-notes.md": []}
+EXCEPTIONS = {name: obj for name, obj in vars(builtins).items()
+              if isinstance(obj, type) and issubclass(obj, Exception)}
+
+
+class WorkerFailed(Exception):
+    """The worker died, stopped answering, or said something that is not the protocol."""
+
+
+def learner_exception(message):
+    """A learner's exception rebuilt from its name: a real built-in class, so `except ValueError` works."""
+    kind = EXCEPTIONS.get(message.get("raises") if isinstance(message.get("raises"), str) else None, Exception)
+    text = message.get("message")
+    return kind(text if isinstance(text, str) else "")
+
+
+class Worker:
+    """One sandboxed process holding the learner's model.py, answering calls until closed."""
+
+    def __init__(self, sections, oracles, budget):
+        self.oracles, self.budget, self.buffer, self.dead = oracles, budget, b"", None
+        with open(WORKER_SOURCE, encoding="utf-8") as f:
+            program = f.read()
+        self.process = subprocess.Popen(sandbox.wrap([sys.executable, "-I", "-S", "-c", program]),
+                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                        stderr=subprocess.DEVNULL, start_new_session=True)
+        self.send({"sections": sections, "oracles": sorted(oracles)})
+        reply = self.receive()
+        names, broken = reply.get("names"), reply.get("broken")
+        self.names = {n for n in names if isinstance(n, str)} if isinstance(names, list) else set()
+        self.broken = {k: v for k, v in broken.items() if isinstance(v, str)} if isinstance(broken, dict) else {}
+
+    def send(self, message):
+        try:
+            self.process.stdin.write((json.dumps(message) + "\n").encode("utf-8"))
+            self.process.stdin.flush()
+        except (BrokenPipeError, OSError):
+            self.fail("the grading process of your code ended unexpectedly")
+
+    def receive(self, seconds=CALL_SECONDS):
+        deadline = time.monotonic() + min(seconds, self.budget.left())
+        fd = self.process.stdout.fileno()
+        while b"\n" not in self.buffer:
+            wait = deadline - time.monotonic()
+            if wait <= 0:
+                self.fail(f"a call did not finish within {seconds:.0f} s" if self.budget.left() > 0
+                          else f"grading time for this submission ({SUBMISSION_SECONDS:.0f} s) ran out")
+            if not select.select([fd], [], [], wait)[0]:
+                continue
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                self.fail("the grading process of your code ended (os._exit, a crash, or a resource limit)")
+            self.buffer += chunk
+            if len(self.buffer) > MAX_REPLY_BYTES:
+                self.fail("your code answered with more than 32 MB")
+        line, self.buffer = self.buffer.split(b"\n", 1)
+        try:
+            message = json.loads(line)
+        except ValueError:
+            self.fail("your code wrote something that is not a result into the grading channel")
+        if not isinstance(message, dict):
+            self.fail("your code wrote something that is not a result into the grading channel")
+        return message
+
+    def fail(self, why):
+        self.close()
+        self.dead = why
+        raise WorkerFailed(why)
+
+    def call(self, name, args, kwargs):
+        """Run one learner function on plain inputs; its value, or its exception as an object."""
+        if self.dead:
+            raise WorkerFailed(f"not run: {self.dead} earlier")
+        self.send({"call": name, "args": args, "kwargs": kwargs})
+        while True:
+            message = self.receive()
+            if "oracle" not in message:
+                return learner_exception(message) if "raises" in message else message.get("value")
+            self.send(self.answer_oracle(message))
+
+    def answer_oracle(self, message):
+        """An earlier step's function, computed by the reference on the worker's (plain) inputs."""
+        name, args, kwargs = message.get("oracle"), message.get("args"), message.get("kwargs")
+        if name not in self.oracles or not isinstance(args, list) or not isinstance(kwargs, dict):
+            return {"raises": "RuntimeError", "message": "no such earlier step"}
+        try:
+            return {"value": getattr(reference(), name)(*args, **kwargs)}
+        except Exception as err:   # the learner passed inputs the reference rejects: same as theirs would
+            return {"raises": type(err).__name__ if type(err).__name__ in EXCEPTIONS else "Exception",
+                    "message": str(err)[:200]}
+
+    def close(self):
+        if self.process.poll() is None:
+            try:
+                os.killpg(self.process.pid, 9)
+            except (ProcessLookupError, PermissionError):
+                self.process.kill()
+        self.process.wait()
+        for pipe in (self.process.stdin, self.process.stdout):
+            try:
+                pipe.close()
+            except OSError:
+                pass
+
+
+class Budget:
+    """The time one submission may spend in learner code, all calls together."""
+
+    def __init__(self, seconds=SUBMISSION_SECONDS):
+        self.end = time.monotonic() + seconds
+
+    def left(self):
+        return max(0.0, self.end - time.monotonic())
+
+
+class RemoteModel:
+    """Looks like the learner's model module to the checks; every function call goes to the worker.
+
+    The earlier steps of `context` are the reference's own functions, called here.
+    """
+
+    def __init__(self, worker, oracles, broken):
+        self._worker, self._oracles, self.BROKEN_SECTIONS = worker, oracles, broken
+
+    def __getattr__(self, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        if name in self._oracles:
+            return getattr(reference(), name)
+        if name not in self._worker.names:
+            raise AttributeError(f"model.py has no {name}")
+
+        def remote(*args, **kwargs):
+            try:
+                return self._worker.call(name, list(args), kwargs)
+            except WorkerFailed as err:
+                return RuntimeError(str(err))   # the checks treat a returned exception as a failed call
+        remote.__name__ = name
+        return remote
+
+
+# ── model.py as submitted ──
+
+def read_plain_file(path):
+    """A regular file's text (no symlinks, at most 1 MiB), or None."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as f:
+        if not os.path.isfile(path) or os.fstat(f.fileno()).st_size > MAX_FILE_BYTES:
+            return None
+        return f.read().decode("utf-8", "replace")
+
+
+def forbidden(source):
+    """What in this source reaches beyond math: imports in any spelling (`import`, `from`, `__import__`,
+    `importlib`, `builtins`); [] when clean."""
+    try:
+        found = foreign_imports(source)
+    except SyntaxError:
+        return []
+    words = [w for w in ("__import__", "importlib", "__builtins__", "builtins") if w in source]
+    return found + [w for w in words if w not in found]
+
+
+def clean_model(text):
+    """([[section, source], ...] the worker may load, {step: why it was left out}, [problems in plain words])."""
+    header, sections = read_sections(text)
+    broken, problems, kept = {}, [], {}
+    for name, body in sections.items():
+        if name not in STEPS:
+            continue
+        try:
+            compile(body, f"model.py ({name})", "exec")
+        except SyntaxError as err:
+            broken[name] = f"line {err.lineno} of its section: {err.msg}"
+            problems.append(f"model.py: the {name} section does not parse; its checks score 0")
+            continue
+        bad = forbidden(body)
+        if bad:
+            broken[name] = f"it imports {bad[0]!r}, and model.py may use only math"
+            problems.append(f"model.py: the {name} section uses {bad[0]!r} (only math is allowed); "
+                            "its checks score 0")
+            continue
+        kept[name] = body
+    header_source, dropped = clean_header(header)
+    if dropped:
+        problems.append(f"model.py: {len(dropped)} line(s) before the first step were ignored "
+                        f"({', '.join(dropped[:3])}): only `import math` may stand there")
+    return [["header", header_source]] + [[n, kept[n]] for n in STEPS if n in kept], broken, problems
+
+
+def clean_header(header):
+    """The header's statements minus any that import beyond math (or do not parse)."""
+    import ast
+    try:
+        tree = ast.parse(header)
+    except SyntaxError:
+        return '"""model.py"""\nimport math\n', ["the header does not parse"]
+    lines, dropped = header.splitlines(keepends=True), []
+    keep = []
+    for node in tree.body:
+        text = "".join(lines[node.lineno - 1:node.end_lineno])
+        if forbidden(text):
+            dropped.append(text.strip().splitlines()[0][:60])
+        else:
+            keep.append(text)
+    return "".join(keep) + ("" if "import math" in "".join(keep) else "import math\n"), dropped
+
+
+# ── verdicts ──
+
+@dataclass(frozen=True)
+class Verdict:
+    """What the judge says about one graded cell."""
+    grade_id: str
+    passed: bool
+    text: str                      # plain text shown in the cell (and the feedback)
+    html: str = ""                 # the same as HTML, when there is a report
+    record: dict = field(default_factory=dict)   # for the instructor's table: cases, diagnosis
+
+
+def report_verdict(grade_id, report, record=None):
+    return Verdict(grade_id, report.passed, repr(report), report._repr_html_(), record or {})
+
+
+def failed_report(title, why):
+    return Report(title, [Check(why, False)])
+
+
+def safely(title, work):
+    """Run one check on learner data; data the check cannot read is a failed check, not a crash."""
+    try:
+        return work()
+    except Exception as err:   # the values returned are not numbers/lists of the expected kind
+        return failed_report(title, f"your function returned values the check could not read "
+                                    f"({type(err).__name__})")
+
+
+def hidden_verdict(grade_id, checkpoint, model):
+    """Seeded cases against the reference: counts, the first gap and the diagnosis; no inputs, no seed."""
+    try:
+        total, failures = hidden.judge(checkpoint, model)
+        names = [m.name for m in diagnose(checkpoint, probe_signatures(checkpoint, model))] if failures else []
+    except Exception as err:
+        total, failures, names = 1, [f"your function returned values the check could not read "
+                                     f"({type(err).__name__})"], []
+    record = {"cases": total, "failed": len(failures), "diagnosis": names}
+    if not failures:
+        return Verdict(grade_id, True, f"✓ hidden check {checkpoint}: all {total} seeded cases match the "
+                                       "reference to 1e-6", record=record)
+    lines = [f"✗ hidden check {checkpoint}: {len(failures)} of {total} seeded cases fail; first: {failures[0]}"]
+    if names:
+        lines.append(f"  looks like: {BY_NAME[names[0]].title}. Fix: {BY_NAME[names[0]].hint}")
+    return Verdict(grade_id, False, "\n".join(lines), record=record)
+
+
+def visible_verdict(grade_id, checkpoint, model):
+    def work():
+        return CHECKS[checkpoint](model)
+    report = safely(checkpoint, work)
+    names = [m.name for m in report.diagnosis or []] if not report.passed else []
+    return report_verdict(grade_id, report, {"diagnosis": names})
+
+
+def artifact_verdict(grade_id, filename, model, outputs):
+    with tempfile.TemporaryDirectory() as folder:
+        for name, text in outputs.items():
+            with open(os.path.join(folder, name), "w", encoding="utf-8") as f:
+                f.write(text)
+        report = safely(f"artifact {filename}", lambda: ARTIFACT_CHECKS[filename](model, folder))
+    return report_verdict(grade_id, report)
+
+
+class Judgement:
+    """All verdicts for one submission folder, computed on demand, one worker per checkpoint."""
+
+    def __init__(self, folder):
+        self.folder = folder
+        text = read_plain_file(os.path.join(folder, "model.py"))
+        self.problems = [] if text is not None else ["model.py is missing (or not a plain file): every check fails"]
+        self.sections, self.broken, more = clean_model(text or "")
+        self.problems += more
+        self.outputs = {name: t for name in ARTIFACT_CHECKS
+                        if (t := read_plain_file(os.path.join(folder, "outputs", name))) is not None}
+        self.budget, self.workers, self.verdicts = Budget(), {}, {}
+        if sandbox.unsafe():
+            self.problems.append("graded WITHOUT the sandbox (ATTENTION_UNSAFE_NO_SANDBOX=1)")
+
+    def model(self, context):
+        """The RemoteModel for one checkpoint (its earlier steps are the reference's), or the error."""
+        if context not in self.workers:
+            oracles = set(UNDERLAY.get(context, []))
+            try:
+                worker = Worker(self.sections, oracles, self.budget)
+                self.note_import_failures(worker.broken)
+                self.workers[context] = RemoteModel(worker, oracles, self.broken)
+            except WorkerFailed as err:
+                self.workers[context] = str(err)
+        return self.workers[context]
+
+    def note_import_failures(self, failed):
+        """Sections that raised while model.py was loading: they are left out, and said so once."""
+        for name, kind in sorted(failed.items()):
+            if name in STEPS and name not in self.broken:
+                self.broken[name] = f"it raised {kind} while model.py was loading"
+                self.problems.append(f"model.py: the {name} section raised {kind} while loading; "
+                                     "its checks score 0")
+
+    def verdict(self, grade_id):
+        if grade_id not in self.verdicts:
+            self.verdicts[grade_id] = self.decide(grade_id)
+        return self.verdicts[grade_id]
+
+    def decide(self, grade_id):
+        kind, name = CELLS[grade_id]
+        steps = ARTIFACT_STEPS[name] if kind == "artifact" else [name]
+        for step in steps:
+            if step in self.broken:
+                return report_verdict(grade_id, failed_report(
+                    name, f"model.py: the step {step_number(step)} section ({step}) was not graded: "
+                          f"{self.broken[step]}"))
+        model = self.model("artifacts" if kind == "artifact" else name)
+        if isinstance(model, str):
+            return report_verdict(grade_id, failed_report(name, model))
+        missing = [s for s in steps if s not in model._worker.names and s not in model._oracles]
+        if missing:
+            return report_verdict(grade_id, failed_report(name, f"model.py has no {missing[0]} yet: run the "
+                                                                f"cell with save({missing[0]})"))
+        if kind == "hidden":
+            return hidden_verdict(grade_id, name, model)
+        if kind == "visible":
+            return visible_verdict(grade_id, name, model)
+        return artifact_verdict(grade_id, name, model, self.outputs)
+
+    def close(self):
+        for model in self.workers.values():
+            if isinstance(model, RemoteModel):
+                model._worker.close()
+        self.workers = {}
+
+
+def fingerprint(folder):
+    """Digest of what the judge reads from a submission: model.py and the artifacts."""
+    digest = hashlib.sha256()
+    for rel in ["model.py"] + [os.path.join("outputs", n) for n in sorted(ARTIFACT_CHECKS)]:
+        digest.update(rel.encode() + b"\0" + (read_plain_file(os.path.join(folder, rel)) or "").encode() + b"\0")
+    return digest.hexdigest()
+
+
+def judge_folder(folder, grade_ids=None):
+    """{grade_id: Verdict} for a submission folder (all graded cells unless grade_ids is given)."""
+    judgement = Judgement(folder)
+    try:
+        return {gid: judgement.verdict(gid) for gid in (grade_ids or CELLS)}, judgement.problems
+    finally:
+        judgement.close()
+
+
+def main(argv):
+    if len(argv) != 1:
+        raise SystemExit("usage: python -m grading.judge <submission folder>")
+    sandbox.require()
+    start = time.perf_counter()
+    verdicts, problems = judge_folder(argv[0])
+    for verdict in verdicts.values():
+        print(f"[{'pass' if verdict.passed else 'FAIL'}] {verdict.grade_id}\n{verdict.text}\n")
+    for problem in problems:
+        print(f"problem: {problem}")
+    print(f"judged in {time.perf_counter() - start:.2f} s")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

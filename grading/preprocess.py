@@ -1,0 +1,189 @@
+"""nbgrader's side of trusted grading: three preprocessors and the intake hook, wired in grader_config.py.
+
+    sanitize:  RepairCells        stray or duplicated nbgrader metadata becomes an ordinary cell
+    autograde: SandboxedExecute   the learner's notebook runs in a bubblewrap sandbox; a dead kernel
+                                  loses nothing (the notebook keeps what ran)
+               JudgeCells         every graded cell's outputs are replaced by the judge's verdict,
+                                  computed from model.py and outputs/ as submitted
+    hook:      intake             unreadable and renamed notebooks, before nbgrader reads them
+
+What the kernel prints in a graded cell is discarded: the scores nbgrader saves come from the judge.
+"""
+import json
+import os
+import shutil
+import tempfile
+
+import nbformat
+from jupyter_client.manager import AsyncKernelManager
+from nbclient.exceptions import CellTimeoutError, DeadKernelError
+from nbgrader.preprocessors import Execute, NbGraderPreprocessor
+
+from grader_config import ASSIGNMENT, SOURCE_DIR
+from grading import judge, sandbox
+from grading.reference import ROOT
+
+JUDGED = os.path.join(ROOT, "judged")       # the judge's records, one file per student and notebook
+SUBMITTED = os.path.join(ROOT, "submitted")
+
+
+def record_path(student, notebook):
+    return os.path.join(JUDGED, student, notebook + ".json")
+
+
+def add_problem(resources, sentence):
+    resources.setdefault("attention_problems", []).append(sentence)
+
+
+# ── sanitize ──
+
+class RepairCells(NbGraderPreprocessor):
+    """Keep nbgrader metadata only on the cells the source notebook has, once each, as the source has it.
+
+    An extra cell with grade metadata, a duplicated or re-pointed grade id, or metadata in an old
+    format would make nbgrader drop the whole submission; here such a cell becomes an ordinary
+    cell, and the problem is recorded for grades.csv.
+    """
+
+    def preprocess(self, nb, resources):
+        name = resources["nbgrader"]["notebook"]
+        source = nbformat.read(os.path.join(ROOT, SOURCE_DIR, ASSIGNMENT, name + ".ipynb"), as_version=4)
+        known = {c.metadata.nbgrader["grade_id"]: c for c in source.cells if "nbgrader" in c.metadata}
+        seen = set()
+        for cell in nb.cells:
+            meta = cell.metadata.get("nbgrader")
+            if meta is None:
+                continue
+            grade_id = meta.get("grade_id") if isinstance(meta, dict) else None
+            if grade_id in known and grade_id not in seen and cell.cell_type == known[grade_id].cell_type:
+                seen.add(grade_id)
+                cell.metadata["nbgrader"] = json.loads(json.dumps(known[grade_id].metadata["nbgrader"]))
+                continue
+            del cell.metadata["nbgrader"]
+            why = "a second copy of" if grade_id in seen else "an unknown grading id" if grade_id else "no id for"
+            add_problem(resources, f"{name}: a cell with {why} {grade_id or 'its grading metadata'!s} "
+                                   "was graded as an ordinary cell")
+        remember_problems(resources)
+        return nb, resources
+
+
+def remember_problems(resources):
+    """Sanitize and autograde are two passes with two resources dicts: keep problems on disk between."""
+    info = resources["nbgrader"]
+    path = record_path(info["student"], info["notebook"]) + ".sanitize"
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(resources.get("attention_problems", []), f)
+
+
+def recalled_problems(student, notebook):
+    path = record_path(student, notebook) + ".sanitize"
+    if not os.path.exists(path):
+        return []
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
+# ── execute ──
+
+class SandboxedKernelManager(AsyncKernelManager):
+    """A kernel launched inside the sandbox, talking over ipc sockets in a folder bound into it."""
+
+    writable = None
+    runtime = None
+
+    def format_kernel_cmd(self, extra_arguments=None):
+        cmd = super().format_kernel_cmd(extra_arguments)
+        sandbox.hand_over(self.connection_file)   # written by now; the kernel (another uid) must read it
+        env = {"NBGRADER_EXECUTION": "autograde", "IPYTHONDIR": "/tmp/.ipython", "MPLBACKEND": "agg"}
+        quiet = ["/bin/sh", "-c", 'exec "$@" > /dev/null', "kernel"]   # its start-up banner is noise
+        return sandbox.wrap(quiet + cmd, writable=self.writable, extra_binds=[self.runtime], env=env,
+                            memory=sandbox.KERNEL_MEMORY_BYTES)
+
+
+class SandboxedExecute(Execute):
+    """nbgrader's Execute with the kernel in the sandbox; a kernel that dies does not drop the submission."""
+
+    def create_kernel_manager(self):
+        km = super().create_kernel_manager()
+        km.transport = "ipc"
+        km.runtime = self._runtime
+        km.writable = self._writable
+        km.connection_file = os.path.join(self._runtime, "kernel.json")
+        km.ip = os.path.join(self._runtime, "ipc")
+        return km
+
+    def preprocess(self, nb, resources, km=None):
+        sandbox.require()
+        self.kernel_manager_class = SandboxedKernelManager
+        self._writable = os.path.abspath(resources.get("metadata", {}).get("path") or ".")
+        self._runtime = tempfile.mkdtemp(prefix="attn-kernel-")
+        owner = sandbox.hand_over(self._writable)
+        sandbox.hand_over(self._runtime)
+        try:
+            return super().preprocess(nb, resources, km)
+        except (DeadKernelError, CellTimeoutError, RuntimeError) as err:
+            add_problem(resources, f"{resources['nbgrader']['notebook']}: the kernel stopped while running "
+                                   f"it ({type(err).__name__}); the cells after that point did not run "
+                                   "(scores come from the judge, so none are lost)")
+            return nb, resources
+        finally:
+            if sandbox.as_root() and not sandbox.unsafe():
+                sandbox.chown_tree(self._writable, *owner)
+            shutil.rmtree(self._runtime, ignore_errors=True)
+
+
+# ── judge ──
+
+_judgements = {}   # (student, digest of model.py + outputs) -> Judgement, shared by a student's notebooks
+
+
+def judgement_for(student):
+    folder = os.path.join(SUBMITTED, student, ASSIGNMENT)
+    key = (student, judge.fingerprint(folder))
+    if key not in _judgements:
+        for old in [k for k in _judgements if k[0] == student]:
+            _judgements.pop(old).close()
+        _judgements[key] = judge.Judgement(folder)
+    return _judgements[key]
+
+
+def verdict_outputs(verdict):
+    """A graded cell's outputs for a verdict: the report, then an error output when it failed."""
+    data = {"text/plain": verdict.text}
+    if verdict.html:
+        data["text/html"] = verdict.html
+    outputs = [nbformat.v4.new_output("display_data", data=data)]
+    if not verdict.passed:
+        summary = verdict.text.splitlines()[0]
+        outputs.append(nbformat.v4.new_output("error", ename="CheckpointFailed", evalue=summary,
+                                              traceback=[f"CheckpointFailed: {summary}"]))
+    return outputs
+
+
+class JudgeCells(NbGraderPreprocessor):
+    """Replace every graded cell's outputs with the judge's verdict; keep the judge's record for grades.csv."""
+
+    def preprocess(self, nb, resources):
+        info = resources["nbgrader"]
+        judgement = judgement_for(info["student"])
+        cells = {}
+        for cell in nb.cells:
+            grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
+            if cell.cell_type != "code" or grade_id not in judge.CELLS:
+                continue
+            verdict = judgement.verdict(grade_id)
+            cell.outputs = verdict_outputs(verdict)
+            cells[grade_id] = {"passed": verdict.passed, **verdict.record}
+        problems = recalled_problems(info["student"], info["notebook"]) + resources.get("attention_problems", [])
+        record = {"cells": cells, "problems": problems + relevant(judgement.problems, cells)}
+        with open(record_path(info["student"], info["notebook"]), "w", encoding="utf-8") as f:
+            json.dump(record, f, indent=1, sort_keys=True, ensure_ascii=False)
+        return nb, resources
+
+
+def relevant(problems, cells):
+    """The submission's model.py problems that concern this notebook's cells (each said once, where it costs)."""
+    names = {judge.CELLS[g][1] for g in cells}
+    return [p for p in problems if not p.startswith("model.py: the ")
+            or any(f" {n} section" in p for n in names)]
