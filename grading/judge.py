@@ -92,7 +92,8 @@ class Worker:
         except (BrokenPipeError, OSError):
             self.fail("the grading process of your code ended unexpectedly")
 
-    def receive(self, seconds=CALL_SECONDS):
+    def receive(self, seconds=None):
+        seconds = seconds or CALL_SECONDS
         deadline = time.monotonic() + min(seconds, self.budget.left())
         fd = self.process.stdout.fileno()
         while b"\n" not in self.buffer:

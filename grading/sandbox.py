@@ -101,9 +101,9 @@ def bwrap(writable=None, env=None, extra_binds=()):
     for folder in python_home():
         cmd += traversable_parents(folder, hidden) + ["--ro-bind", folder, folder]
     for folder in extra_binds:
-        cmd += ["--bind", folder, folder]
+        cmd += traversable_parents(folder, hidden) + ["--bind", folder, folder]
     if writable:
-        cmd += ["--bind", writable, writable, "--chdir", writable]
+        cmd += traversable_parents(writable, hidden) + ["--bind", writable, writable, "--chdir", writable]
     else:
         cmd += ["--chdir", "/tmp"]
     cmd += (["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try"]

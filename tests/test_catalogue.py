@@ -1,6 +1,5 @@
 """Issue 4: every catalogued mistake, written as real code, is caught and named; correct variants never are."""
 import html
-import json
 
 import pytest
 
@@ -9,6 +8,7 @@ from checkpoints.steps import CHECKS
 from grading import hidden
 from grading.fingerprints import build, render
 from grading.isolation import underlay
+from grading.judge import CELLS, judge_folder
 from grading.mistakes import BUGGY, buggy_model, buggy_source, check_catalogue_complete, replace_function
 from grading.reference import load_source_module, reference, reference_source
 from tests.alternatives import ALTERNATIVES
@@ -40,15 +40,15 @@ def test_visible_check_fails_and_names_the_mistake(name):
 
 
 @pytest.mark.parametrize("name", sorted(BUGGY))
-def test_hidden_check_fails_and_records_the_mistake(name, tmp_path, monkeypatch, capsys):
-    """The hidden grading of a buggy model.py fails, prints the diagnosis and records it."""
-    monkeypatch.chdir(tmp_path)
+def test_hidden_check_fails_and_records_the_mistake(name, tmp_path):
+    """The judge's hidden check of a buggy model.py (through the sandboxed worker) fails and names it."""
     (tmp_path / "model.py").write_text(buggy_source(name))
     checkpoint = BY_NAME[name].checkpoint
-    with pytest.raises(AssertionError):
-        hidden.grade(checkpoint)
-    assert f"looks like: {BY_NAME[name].title}" in capsys.readouterr().out
-    assert json.loads((tmp_path / hidden.RECORD_FILE).read_text())[checkpoint]["diagnosis"][0] == name
+    grade_id = next(g for g, (kind, what) in CELLS.items() if kind == "hidden" and what == checkpoint)
+    verdicts, _ = judge_folder(str(tmp_path), [grade_id])
+    assert not verdicts[grade_id].passed
+    assert f"looks like: {BY_NAME[name].title}" in verdicts[grade_id].text
+    assert verdicts[grade_id].record["diagnosis"][0] == name
 
 
 def alternative_model(name):

@@ -2,6 +2,7 @@
 import os
 import shutil
 
+import nbformat
 import pytest
 
 from grading import classroom, course
@@ -46,11 +47,26 @@ def damage(student, how):
         for name in ("__init__.py", "isolation.py"):
             open(os.path.join(path, "grading", name), "w").write("def underlay(model, checkpoint):\n    return model\n")
         open(os.path.join(path, "grading", "hidden.py"), "w").write("def grade(name):\n    print('all good')\n")
+    elif how == "dead-kernel":        # the kernel dies early in notebook 1: nothing may be lost
+        add_cell(path, "01-softmax.ipynb", "import os\nos._exit(0)")
+    elif how == "stray-metadata":     # a learner cell carrying nbgrader grade metadata of its own
+        add_cell(path, "01-softmax.ipynb", "print('mine')", {"grade": True, "grade_id": "my-own", "points": 5,
+                                                             "locked": False, "solution": False,
+                                                             "schema_version": 3})
     elif how == "infinite-loop":
         model = os.path.join(path, "model.py")
         text = replace_function(open(model).read(), "layer_norm", LOOPING_LAYER_NORM)
         with open(model, "w") as f:
             f.write(text)
+
+
+def add_cell(path, notebook, source, nbgrader=None):
+    book = nbformat.read(os.path.join(path, notebook), 4)
+    cell = nbformat.v4.new_code_cell(source)
+    if nbgrader:
+        cell.metadata["nbgrader"] = nbgrader
+    book.cells.insert(2, cell)
+    nbformat.write(book, os.path.join(path, notebook))
 
 
 # student -> the cells the damage must cost (derived from which notebook or section it touches)
@@ -62,29 +78,35 @@ EXPECTED_LOST = {
     "syntax-error": {"step07-block-checks", "step07-block-hidden"},
     "infinite-loop": {"step06-layer-norm-checks", "step06-layer-norm-hidden"},
     "shadows-grading": {"step06-layer-norm-checks", "step06-layer-norm-hidden"},
+    "dead-kernel": set(),
+    "stray-metadata": set(),
 }
 EXPECTED_PROBLEM = {
     "missing-notebook": "07-block.ipynb is missing",
     "renamed-notebook": "'03-causal-mask (1).ipynb' graded as 03-causal-mask.ipynb",
     "invalid-json": "06-layer-norm.ipynb is not a readable notebook",
+    "dead-kernel": "01-softmax: the kernel stopped",
+    "stray-metadata": "01-softmax: a cell with an unknown grading id",
+    "syntax-error": "model.py: the block section does not parse",
 }
 
 
 @pytest.fixture(scope="module")
 def graded():
-    for stale in (classroom.INTAKE_FILE, os.path.join(classroom.ROOT, "gradebook.db")):
-        if os.path.exists(stale):
-            os.remove(stale)
+    shutil.rmtree(classroom.JUDGED, ignore_errors=True)
+    if os.path.exists(os.path.join(classroom.ROOT, "gradebook.db")):
+        os.remove(os.path.join(classroom.ROOT, "gradebook.db"))
     course.release()                   # registers the assignment in the new gradebook
     shutil.rmtree(classroom.SUBMITTED, ignore_errors=True)
     for student in EXPECTED_LOST:
         damage(student, student)
     classroom.autograde()
     first = {row[0]: row for row in classroom.grade_table()}
-    problems = classroom.read_intake()
+    problems = {student: classroom.problems_of(student) for student in EXPECTED_LOST}
     classroom.autograde(["renamed-notebook", "invalid-json", "complete"])
     second = {row[0]: row for row in classroom.grade_table()}
-    assert classroom.read_intake() == problems, "a rerun must report the same file problems"
+    again = {student: classroom.problems_of(student) for student in EXPECTED_LOST}
+    assert again == problems, "a rerun must report the same problems"
     return first, second, problems
 
 
@@ -102,6 +124,7 @@ def test_file_problems_are_reported_in_plain_words(graded, student):
     """The instructor is told what was wrong with the files."""
     _, _, problems = graded
     assert any(EXPECTED_PROBLEM[student] in p for p in problems[student]), problems[student]
+    assert all("nbgrader could not grade" not in p for p in problems[student])
 
 
 def test_nothing_is_lost(graded):

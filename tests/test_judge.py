@@ -1,0 +1,169 @@
+"""The trusted judge: verdicts from model.py as submitted, through a sandboxed worker that returns JSON only."""
+import glob
+import json
+import os
+import shutil
+
+import nbformat
+import pytest
+
+from grading import judge
+from grading.mistakes import BUGGY, replace_function
+from grading.reference import ROOT, reference_source
+
+WRONG_SOFTMAX = replace_function(reference_source(), "softmax", BUGGY["softmax.divide_by_max"][1])
+SOFTMAX_CELLS = {"step01-softmax-checks", "step01-softmax-hidden"}
+
+
+def submission(tmp_path, model, outputs=True):
+    (tmp_path / "model.py").write_text(model)
+    if outputs:
+        shutil.copytree(os.path.join(ROOT, "outputs"), tmp_path / "outputs")
+    return str(tmp_path)
+
+
+def failed(verdicts):
+    return {gid for gid, v in verdicts.items() if not v.passed}
+
+
+def appended(code):
+    """The wrong softmax plus learner code at the end of model.py (it lands in the block section)."""
+    return WRONG_SOFTMAX + "\n" + code
+
+
+def test_cells_table_matches_the_master_notebooks():
+    """Every graded cell of the masters is judged, and the judge knows no other cell."""
+    graded = {c.metadata.nbgrader["grade_id"]
+              for path in glob.glob(os.path.join(ROOT, "notebooks", "attention", "*.ipynb"))
+              for c in nbformat.read(path, 4).cells if c.metadata.get("nbgrader", {}).get("grade")}
+    assert graded == set(judge.CELLS)
+
+
+def test_reference_passes_every_cell(tmp_path):
+    """The reference model.py and outputs/ pass all 17 graded cells."""
+    verdicts, problems = judge.judge_folder(submission(tmp_path, reference_source()))
+    assert failed(verdicts) == set() and problems == []
+
+
+def test_wrong_softmax_loses_only_softmax(tmp_path):
+    """Isolation: the later steps run on the reference's softmax, answered by the judge, not the worker."""
+    verdicts, _ = judge.judge_folder(submission(tmp_path, WRONG_SOFTMAX))
+    # the artifacts were made with the reference, so with this softmax their numbers no longer match
+    assert failed(verdicts) == SOFTMAX_CELLS | {"step02-scale-artifact", "step05-perm-artifact"}
+    assert "dividing by the largest exp" in verdicts["step01-softmax-hidden"].text
+
+
+CHEATS = {
+    "float subclass that calls everything close": '''
+class Close(float):
+    def __sub__(self, other): return 0.0
+    def __rsub__(self, other): return 0.0
+    def __abs__(self): return 0.0
+    def __eq__(self, other): return True
+    __hash__ = float.__hash__
+_wrong = softmax
+def softmax(xs):
+    return [Close(v) for v in _wrong(xs)]
+''',
+    "always-equal object": '''
+class Same(list):
+    def __eq__(self, other): return True
+    def __ne__(self, other): return False
+_wrong = softmax
+def softmax(xs):
+    return Same(_wrong(xs))
+''',
+    "reference found through gc": '''
+def softmax(xs):
+    import gc
+    for f in gc.get_objects():
+        if getattr(f, "__name__", "") == "softmax" and getattr(f, "__module__", "") != __name__:
+            return f(xs)
+    return [1.0] + [0.0] * (len(xs) - 1)
+''',
+    "reference read from disk": '''
+def softmax(xs):
+    space = {}
+    for path in ["''' + os.path.join(ROOT, "model.py") + '''", "../../../model.py", "/work/main/model.py"]:
+        try:
+            exec(open(path).read(), space)
+            return space["softmax"](xs)
+        except Exception:
+            pass
+    return [1.0] + [0.0] * (len(xs) - 1)
+''',
+    "fake math module": '''
+import sys
+class Fake:
+    def __getattr__(self, name): return lambda *a: 0.0
+sys.modules["math"] = Fake()
+''',
+}
+
+
+@pytest.mark.parametrize("how", sorted(CHEATS))
+def test_cheats_gain_nothing(tmp_path, how):
+    """Learner code that tries to pass a wrong softmax off as right still fails softmax's cells."""
+    code = CHEATS[how]
+    if "import sys" in code:           # an import costs its section; here the block section
+        verdicts, problems = judge.judge_folder(submission(tmp_path, appended(code)))
+        assert "step07-block-hidden" in failed(verdicts) and "sys" in " ".join(problems)
+    else:
+        verdicts, _ = judge.judge_folder(submission(tmp_path, appended(code)))
+    assert SOFTMAX_CELLS <= failed(verdicts)
+
+
+def test_forbidden_imports_in_any_spelling_cost_only_their_section(tmp_path):
+    """`__import__`, `importlib` and `from os import` in one section fail that section only."""
+    model = reference_source()
+    model = model.replace("    top = max(xs)", "    __import__('os')\n    top = max(xs)")
+    model = model.replace("def layer_norm(", "from os import path\n\n\ndef layer_norm(")
+    verdicts, problems = judge.judge_folder(submission(tmp_path, model))
+    artifacts = {"step02-scale-artifact", "step05-perm-artifact"}   # made with softmax, which is gone
+    assert failed(verdicts) == SOFTMAX_CELLS | artifacts | {"step06-layer-norm-checks", "step06-layer-norm-hidden"}
+    assert any("'__import__'" in p for p in problems) and any("'os'" in p for p in problems)
+
+
+def test_a_stray_import_in_the_header_is_ignored_not_fatal(tmp_path):
+    """`import numpy` above the first step costs nothing when no step uses it, and is reported."""
+    model = reference_source().replace("import math", "import math\nimport numpy", 1)
+    verdicts, problems = judge.judge_folder(submission(tmp_path, model))
+    assert failed(verdicts) == set()
+    assert any("import numpy" in p for p in problems)
+
+
+def test_a_section_that_raises_while_loading_costs_only_itself(tmp_path):
+    """SystemExit at module level (in the block section) fails block only."""
+    verdicts, problems = judge.judge_folder(submission(tmp_path, reference_source() + "\nraise SystemExit\n"))
+    assert failed(verdicts) == {"step07-block-checks", "step07-block-hidden"}
+    assert any("raised SystemExit" in p for p in problems)
+
+
+def test_os_exit_and_infinite_loop_fail_their_own_step(tmp_path, monkeypatch):
+    """A worker that dies or hangs costs its checkpoint's cells (and what uses it), never the judge."""
+    monkeypatch.setattr(judge, "CALL_SECONDS", 1.0)
+    model = reference_source().replace("    top = max(xs)", "    while True:\n        pass\n    top = max(xs)")
+    model = model.replace("    mean = ", "    (lambda: None).__globals__['__builtins__']['__import__']('os')._exit(3)\n"
+                                        "    mean = ", 1)
+    verdicts, _ = judge.judge_folder(submission(tmp_path, model))
+    lost = failed(verdicts)
+    assert SOFTMAX_CELLS | {"step06-layer-norm-checks", "step06-layer-norm-hidden"} <= lost
+    assert not lost & {"step02-attention-hidden", "step04-multi-head-hidden", "step07-block-hidden"}
+    assert "did not finish within 1 s" in verdicts["step01-softmax-checks"].text
+
+
+def test_symlinked_model_is_not_followed(tmp_path):
+    """A model.py that is a link to the reference is not read: every check fails."""
+    os.symlink(os.path.join(ROOT, "model.py"), tmp_path / "model.py")
+    verdicts, problems = judge.judge_folder(str(tmp_path))
+    assert failed(verdicts) == set(judge.CELLS)
+    assert any("model.py is missing" in p for p in problems)
+
+
+def test_hidden_feedback_shows_no_inputs_seed_or_paths(tmp_path):
+    """A failing hidden verdict says counts, the first gap and the diagnosis; nothing of the instructor's."""
+    verdicts, _ = judge.judge_folder(submission(tmp_path, WRONG_SOFTMAX))
+    text = json.dumps({g: [v.text, v.html] for g, v in verdicts.items()})
+    from grading.hidden import SEED
+    assert str(SEED) not in text and ROOT not in text and "Traceback" not in text
+    assert "seeded cases fail" in verdicts["step01-softmax-hidden"].text
