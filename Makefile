@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 export PYTHONPATH := $(CURDIR)
 
-.PHONY: lab test test-fast release autograde feedback grades demo reference fingerprints bench clean
+.PHONY: lab test test-fast release autograde feedback grades demo reference fingerprints bench sandbox clean
 
 $(BIN)/.installed: requirements.txt requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
@@ -39,8 +39,9 @@ release: $(BIN)/.installed
 	$(BIN)/python -m grading.course release
 
 ## make autograde / feedback / grades: the class in submitted/ (one student at a time, with progress)
+## UNSAFE=1 grades without the bubblewrap sandbox (refused otherwise where it cannot run); grades.csv says so
 autograde: $(BIN)/.installed
-	$(BIN)/python -m grading.classroom autograde
+	$(if $(filter 1,$(UNSAFE)),ATTENTION_UNSAFE_NO_SANDBOX=1) $(BIN)/python -m grading.classroom autograde
 
 feedback: $(BIN)/.installed
 	$(BIN)/python -m grading.classroom feedback
@@ -50,7 +51,7 @@ grades: $(BIN)/.installed
 
 ## make demo: release, a simulated class (correct, empty, six classic mistakes, half-finished), grade, table
 demo: $(BIN)/.installed
-	$(BIN)/python -m grading.classroom demo
+	$(if $(filter 1,$(UNSAFE)),ATTENTION_UNSAFE_NO_SANDBOX=1) $(BIN)/python -m grading.classroom demo
 
 ## make reference: re-run the master notebooks and refresh model.py and outputs/
 reference: $(BIN)/.installed
@@ -63,5 +64,11 @@ fingerprints: $(BIN)/.installed
 bench: $(BIN)/.installed
 	$(BIN)/python bench/run.py
 
+## make sandbox: install bubblewrap (Debian/Ubuntu, as root) and check that a sandbox starts here
+sandbox: $(BIN)/.installed
+	command -v bwrap >/dev/null || apt-get install -y bubblewrap
+	$(BIN)/python -c "from grading import sandbox; sandbox.require(); print('sandbox works here')"
+
 clean:
-	rm -rf release submitted autograded feedback gradebook.db grades.csv .pytest_cache
+	rm -rf release submitted autograded feedback judged gradebook.db grades.csv gradebook-export.csv \
+		intake.json .pytest_cache

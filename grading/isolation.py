@@ -1,7 +1,9 @@
 """Isolation: judge a learner's step-N function on top of the reference's earlier steps.
 
-The learner's functions call each other through model.py's module globals, so swapping those
-globals for the reference's makes a wrong softmax cost only the softmax checkpoint.
+The learner's functions call each other through model.py's module globals. While grading, the
+judge's worker replaces those globals with oracles the judge answers with the reference
+(grading/judge.py), so a wrong softmax costs only the softmax checkpoint. `underlay` does the same
+in one process, for the project's own tests of trusted code (alternatives, benchmarks).
 """
 from grading.reference import reference
 

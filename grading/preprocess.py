@@ -135,17 +135,18 @@ class SandboxedExecute(Execute):
 
 # ── judge ──
 
-_judgements = {}   # (student, digest of model.py + outputs) -> Judgement, shared by a student's notebooks
+_current = {}   # the one Judgement alive: nbgrader grades a student's notebooks one after another
 
 
 def judgement_for(student):
+    """The Judgement of this student's model.py and outputs/, shared by their notebooks; others closed."""
     folder = os.path.join(SUBMITTED, student, ASSIGNMENT)
     key = (student, judge.fingerprint(folder))
-    if key not in _judgements:
-        for old in [k for k in _judgements if k[0] == student]:
-            _judgements.pop(old).close()
-        _judgements[key] = judge.Judgement(folder)
-    return _judgements[key]
+    if key not in _current:
+        for old in list(_current):
+            _current.pop(old).close()     # its workers end now, not when nbgrader exits
+        _current[key] = judge.Judgement(folder)
+    return _current[key]
 
 
 def verdict_outputs(verdict):

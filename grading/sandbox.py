@@ -4,8 +4,9 @@ One command builds it (`wrap`). Inside:
 - the whole system read-only, with the course root, /tmp, /var/tmp and /dev/shm hidden (empty);
   only the Python environment is bound back, read-only, so the gradebook, `grading/`, the
   reference `model.py`, other submissions and the instructor's files are invisible;
-- write access to one folder at most (the kernel's own autograded folder; the judge's worker gets
-  none), a private /tmp, no network, its own pid/ipc/uts namespaces, a clean environment;
+- write access to one folder at most (the kernel's own autograded folder, seen inside as
+  /tmp/submission; the judge's worker gets none), a private /tmp, no network, its own pid/ipc/uts
+  namespaces, a clean environment;
 - limits: address space, processes, CPU seconds, file size and open files (prlimit), and, when
   grading runs as root, an unprivileged uid of its own (setpriv), so the process limit bites.
 
@@ -28,6 +29,7 @@ CPU_SECONDS = 600
 FILE_BYTES = 64 << 20             # no single file larger than 64 MiB
 OPEN_FILES = 256
 SCRATCH = ["/tmp", "/var/tmp", "/dev/shm"]
+WORKDIR = "/tmp/submission"       # where the writable folder appears inside: no instructor path leaks
 HIDDEN = [ROOT] + SCRATCH
 SANDBOX_UID = 61000 + os.getpid() % 4000   # one uid per grading process: the process limit is per uid
 
@@ -103,7 +105,7 @@ def bwrap(writable=None, env=None, extra_binds=()):
     for folder in extra_binds:
         cmd += traversable_parents(folder, hidden) + ["--bind", folder, folder]
     if writable:
-        cmd += traversable_parents(writable, hidden) + ["--bind", writable, writable, "--chdir", writable]
+        cmd += ["--bind", writable, WORKDIR, "--chdir", WORKDIR]
     else:
         cmd += ["--chdir", "/tmp"]
     cmd += (["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try"]

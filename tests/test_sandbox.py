@@ -46,7 +46,7 @@ def test_nothing_is_writable_but_the_given_folder(tmp_path):
     code, out = run_inside(f"""
         results = []
         for path in [{os.path.join(ROOT, 'HOSTILE-sandbox-canary')!r}, {str(tmp_path / 'HOSTILE-next-to')!r},
-                     '/etc/HOSTILE-sandbox-canary', {str(target / 'inside.txt')!r}]:
+                     '/etc/HOSTILE-sandbox-canary', 'inside.txt']:
             try:
                 open(path, 'w').write('x')
                 results.append(True)
@@ -54,7 +54,7 @@ def test_nothing_is_writable_but_the_given_folder(tmp_path):
                 results.append(False)
         print(results)
     """, writable=str(target))
-    assert code == 0 and eval(out) == [False, False, False, True]
+    assert code == 0 and eval(out) == [False, False, False, True]   # inside.txt: the working folder
     assert (target / "inside.txt").exists()
     assert not os.path.exists(os.path.join(ROOT, "HOSTILE-sandbox-canary"))
 

@@ -1,0 +1,89 @@
+"""nbgrader's own commands, as its docs write them, work on this course; the formgrader serves it."""
+import csv
+import json
+import os
+import shutil
+import signal
+import subprocess
+import time
+import urllib.request
+
+import pytest
+
+from grading import classroom, course
+from grading.reference import ROOT
+from tests.test_lab import free_port, get
+
+pytestmark = pytest.mark.nbgrader
+STUDENT = "cli-student"
+
+
+def nbgrader(*args):
+    done = course.nbgrader(*args)
+    assert done.returncode == 0, (done.stdout + done.stderr)[-3000:]
+    return done
+
+
+@pytest.fixture(scope="module")
+def graded():
+    """generate_assignment, autograde, generate_feedback and export, each as `nbgrader <command> attention`."""
+    nbgrader("generate_assignment", "attention", "--force")
+    shutil.rmtree(os.path.join(classroom.SUBMITTED, STUDENT), ignore_errors=True)
+    classroom.write_submission(STUDENT)
+    nbgrader("autograde", "attention", "--student", STUDENT, "--force")
+    nbgrader("generate_feedback", "attention", "--student", STUDENT, "--force")
+    with open(classroom.GRADES_CSV, "w") as f:
+        f.write("made by make grades\n")
+    nbgrader("export")
+    yield
+    shutil.rmtree(os.path.join(classroom.SUBMITTED, STUDENT), ignore_errors=True)
+
+
+def test_autograde_gives_the_judges_full_marks(graded):
+    """A correct submission autograded by the plain nbgrader command scores 39 of 39."""
+    from nbgrader.api import Gradebook
+    with Gradebook(f"sqlite:///{os.path.join(ROOT, 'gradebook.db')}") as gb:
+        submission = gb.find_submission("attention", STUDENT)
+        assert (submission.score, submission.max_score) == (39.0, 39.0)
+
+
+def test_feedback_is_written(graded):
+    """generate_feedback attention writes one HTML page per notebook."""
+    folder = os.path.join(ROOT, "feedback", STUDENT, "attention")
+    assert len([f for f in os.listdir(folder) if f.endswith(".html")]) == 8
+
+
+def test_export_and_make_grades_write_different_files(graded):
+    """nbgrader export writes gradebook-export.csv and leaves grades.csv (make grades') alone."""
+    assert open(classroom.GRADES_CSV).read() == "made by make grades\n"
+    with open(os.path.join(ROOT, "gradebook-export.csv")) as f:
+        rows = [r for r in csv.DictReader(f) if r["student_id"] == STUDENT]
+    assert float(rows[0]["score"]) == 39.0
+
+
+def test_formgrader_lists_the_assignment(graded):
+    """The formgrader, served by Jupyter from the course root, knows the assignment and the submission."""
+    port, token = free_port(), "formgradertest"
+    server = subprocess.Popen([os.path.join(os.path.dirname(course.sys.executable), "jupyter"), "server",
+                               "--no-browser", f"--ServerApp.port={port}", f"--IdentityProvider.token={token}",
+                               "--ServerApp.ip=127.0.0.1", "--allow-root"],
+                              cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                code, _ = get(f"http://127.0.0.1:{port}/formgrader?token={token}")
+                break
+            except OSError:
+                assert time.monotonic() < deadline, "the formgrader never answered"
+                time.sleep(0.5)
+        assert code == 200
+        request = urllib.request.Request(f"http://127.0.0.1:{port}/formgrader/api/assignments",
+                                         headers={"Authorization": f"token {token}"})
+        with urllib.request.urlopen(request, timeout=10) as reply:
+            assignments = json.loads(reply.read())
+        attention = next(a for a in assignments if a["name"] == "attention")
+        assert attention["num_submissions"] >= 1
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        server.wait(timeout=30)
