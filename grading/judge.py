@@ -20,6 +20,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 
+from checkpoints import ARTIFACT_NEEDS as ARTIFACT_STEPS
 from checkpoints.artifacts import ARTIFACT_CHECKS
 from checkpoints.catalogue import BY_NAME
 from checkpoints.diagnose import diagnose, probe_signatures
@@ -51,9 +52,6 @@ CELLS = {
     "step07-block-checks": ("visible", "block"), "step07-block-hidden": ("hidden", "block"),
     "step08-notes-artifact": ("artifact", "08-notes.md"),
 }
-# The functions each artifact is computed from (their sections must load for the artifact to count).
-ARTIFACT_STEPS = {"02-scale.txt": ["attention"], "05-perm.txt": ["attention", "pos_encoding"],
-                  "08-notes.md": []}
 EXCEPTIONS = {name: obj for name, obj in vars(builtins).items()
               if isinstance(obj, type) and issubclass(obj, Exception)}
 

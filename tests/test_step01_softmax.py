@@ -35,3 +35,10 @@ def test_checkpoint_passes():
 def test_hidden_judge_passes():
     """The hidden softmax judge finds no failing case when judging the reference."""
     assert_hidden_judge_passes("softmax", model)
+
+
+def test_failed_checkpoint_shows_one_line_not_a_traceback():
+    """IPython renders a CheckpointFailed as one line (the report above it carries the details)."""
+    from checkpoints import CheckpointFailed
+    lines = CheckpointFailed("softmax: 2 of 7 checks fail")._render_traceback_()
+    assert len(lines) == 1 and "softmax: 2 of 7 checks fail" in lines[0]

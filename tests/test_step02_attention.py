@@ -54,3 +54,12 @@ def test_checkpoint_passes():
 def test_hidden_judge_passes():
     """The hidden attention judge finds no failing case when judging the reference."""
     assert_hidden_judge_passes("attention", model)
+
+
+def test_artifact_check_says_when_attention_was_never_saved(tmp_path, monkeypatch):
+    """With only the stub model.py, the √d artifact check asks for save(attention), not an AttributeError."""
+    from checkpoints import CheckpointFailed, check_artifact, ensure_model
+    monkeypatch.chdir(tmp_path)
+    ensure_model()
+    with pytest.raises(CheckpointFailed, match=r"no attention yet: run the cell with save\(attention\)"):
+        check_artifact("02-scale.txt")

@@ -21,6 +21,10 @@ __all__ = ["save", "check", "check_artifact", "hidden", "write_artifact", "show_
 class CheckpointFailed(AssertionError):
     """A checkpoint did not hold; the report printed above says what to fix."""
 
+    def _render_traceback_(self):
+        """What IPython shows instead of a traceback: one line (the report above has the details)."""
+        return [f"\x1b[0;31mCheckpointFailed\x1b[0m: {self}"]
+
 
 def grading():
     """True while nbgrader autogrades: then model.py and outputs/ are judged as submitted.
@@ -86,10 +90,20 @@ def check(name):
     return _conclude(report)
 
 
+ARTIFACT_NEEDS = {"02-scale.txt": ["attention"], "05-perm.txt": ["attention", "pos_encoding"], "08-notes.md": []}
+
+
 def check_artifact(filename):
     """Check one of the three artifacts in outputs/ against your own functions."""
     with quiet():
-        report = ARTIFACT_CHECKS[filename](load_model())
+        try:
+            model = load_model()
+        except (ModelFileError, SyntaxError) as err:
+            raise CheckpointFailed(f"model.py: {err}") from None
+        for name in ARTIFACT_NEEDS[filename]:
+            if not hasattr(model, name):
+                raise CheckpointFailed(f"model.py has no {name} yet: run the cell with save({name})")
+        report = ARTIFACT_CHECKS[filename](model)
     return _conclude(report)
 
 
