@@ -20,8 +20,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 
-from checkpoints import ARTIFACT_NEEDS as ARTIFACT_STEPS
-from checkpoints.artifacts import ARTIFACT_CHECKS
+from checkpoints.artifacts import ARTIFACT_CHECKS, ARTIFACT_NEEDS
 from checkpoints.catalogue import BY_NAME
 from checkpoints.diagnose import diagnose, probe_signatures
 from checkpoints.modelfile import STEPS, foreign_imports, read_sections, step_number
@@ -369,7 +368,7 @@ class Judgement:
 
     def decide(self, grade_id):
         kind, name = CELLS[grade_id]
-        steps = ARTIFACT_STEPS[name] if kind == "artifact" else [name]
+        steps = ARTIFACT_NEEDS[name] if kind == "artifact" else [name]
         for step in steps:
             if step in self.broken:
                 return report_verdict(grade_id, failed_report(

@@ -11,11 +11,12 @@ import io
 import os
 import warnings
 
-from .artifacts import ARTIFACT_CHECKS, OUTPUTS
+from .artifacts import ARTIFACT_CHECKS, ARTIFACT_NEEDS, OUTPUTS
 from .modelfile import STEPS, ModelFileError, broken_message, cell_source, ensure_model, load_model, save_section
+from .progress import progress as _progress
 from .steps import CHECKS
 
-__all__ = ["save", "check", "check_artifact", "hidden", "write_artifact", "show_source", "ensure_model", "ModelFileError", "STEPS"]
+__all__ = ["save", "check", "check_artifact", "hidden", "progress", "write_artifact", "show_source", "ensure_model", "ModelFileError", "STEPS"]
 
 
 class CheckpointFailed(AssertionError):
@@ -90,9 +91,6 @@ def check(name):
     return _conclude(report)
 
 
-ARTIFACT_NEEDS = {"02-scale.txt": ["attention"], "05-perm.txt": ["attention", "pos_encoding"], "08-notes.md": []}
-
-
 def check_artifact(filename):
     """Check one of the three artifacts in outputs/ against your own functions."""
     with quiet():
@@ -116,6 +114,13 @@ def write_artifact(filename, text):
     with open(os.path.join(OUTPUTS, filename), "w", encoding="utf-8") as f:
         f.write(text.rstrip("\n") + "\n")
     print(f"wrote {OUTPUTS}/{filename}:\n{text.rstrip()}")
+
+
+def progress():
+    """Show all eight checkpoints and the three artifacts: holds, fails (and why), not started; what next."""
+    with quiet():
+        view = _progress()
+    show(view)
 
 
 def hidden(name):

@@ -158,3 +158,5 @@ def check_notes(model, folder=OUTPUTS):
 
 
 ARTIFACT_CHECKS = {SCALE_FILE: check_scale, PERM_FILE: check_perm, NOTES_FILE: check_notes}
+# The functions each artifact is computed from: they must be in model.py for its check to mean anything.
+ARTIFACT_NEEDS = {SCALE_FILE: ["attention"], PERM_FILE: ["attention", "pos_encoding"], NOTES_FILE: []}

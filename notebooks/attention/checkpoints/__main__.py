@@ -1,0 +1,16 @@
+"""Terminal commands of the checkpoints package, run from your workspace folder.
+
+    python -m checkpoints progress     # every checkpoint and artifact: holds / fails / not started
+"""
+import sys
+
+from .progress import progress
+
+
+def main(argv):
+    if argv != ["progress"]:
+        raise SystemExit("usage: python -m checkpoints progress")
+    print(repr(progress()))
+
+
+main(sys.argv[1:])

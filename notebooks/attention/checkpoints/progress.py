@@ -1,0 +1,96 @@
+"""All eight checkpoints at a glance: which hold, which fail (and why), which are not started, what next.
+
+    from checkpoints import progress; progress()      # in any notebook
+    python -m checkpoints progress                     # in a terminal, from your workspace
+"""
+import html
+import os
+from dataclasses import dataclass
+
+from .artifacts import ARTIFACT_CHECKS, ARTIFACT_NEEDS, OUTPUTS
+from .modelfile import STEPS, ModelFileError, broken_message, load_model
+from .steps import CHECKS
+
+NOTEBOOKS = {"softmax": "01-softmax", "attention": "02-attention", "causal_mask": "03-causal-mask",
+             "multi_head": "04-multi-head", "pos_encoding": "05-positional-encoding",
+             "layer_norm": "06-layer-norm", "block": "07-block",
+             "02-scale.txt": "02-attention", "05-perm.txt": "05-positional-encoding", "08-notes.md": "08-notes"}
+SYMBOLS = {"holds": "✓", "fails": "✗", "not started": "·"}
+
+
+@dataclass(frozen=True)
+class Item:
+    """One checkpoint or artifact in the progress view."""
+    name: str          # the function (softmax) or the artifact file (02-scale.txt)
+    status: str        # "holds", "fails" or "not started"
+    detail: str = ""   # the failing summary and the diagnosis, in a few words
+
+    @property
+    def notebook(self):
+        return NOTEBOOKS[self.name] + ".ipynb"
+
+
+def checkpoint_item(name, model):
+    if model is None or not hasattr(model, name):
+        why = broken_message(model, name) if model is not None else None
+        return Item(name, "fails" if why else "not started", why or "")
+    try:
+        report = CHECKS[name](model)
+    except Exception as err:     # a check that cannot even run on these functions is a failure
+        return Item(name, "fails", f"the check stopped: {type(err).__name__}")
+    if report.passed:
+        return Item(name, "holds")
+    looks = f"; looks like: {report.diagnosis[0].title}" if report.diagnosis else ""
+    return Item(name, "fails", report.summary().split(": ", 1)[1] + looks)
+
+
+def artifact_item(filename, model, folder=OUTPUTS):
+    if not os.path.exists(os.path.join(folder, filename)):
+        return Item(filename, "not started")
+    if model is None or not all(hasattr(model, n) for n in ARTIFACT_NEEDS[filename]):
+        return Item(filename, "fails", "the functions it comes from are not in model.py yet")
+    try:
+        report = ARTIFACT_CHECKS[filename](model, folder)
+    except Exception as err:
+        return Item(filename, "fails", f"the check stopped: {type(err).__name__}")
+    return Item(filename, "holds") if report.passed else Item(filename, "fails", report.summary().split(": ", 1)[1])
+
+
+@dataclass(frozen=True)
+class Progress:
+    """The whole course's state, readable in a terminal and in Jupyter."""
+    items: tuple
+
+    def next_step(self):
+        todo = next((i for i in self.items if i.status != "holds"), None)
+        if todo is None:
+            return "every checkpoint holds: you are done. Well done!"
+        verb = "fix" if todo.status == "fails" else "start"
+        return f"next: {verb} {todo.name} in {todo.notebook}"
+
+    def __repr__(self):
+        done = sum(i.status == "holds" for i in self.items)
+        lines = [f"progress: {done} of {len(self.items)} hold"]
+        for i in self.items:
+            lines.append(f"  {SYMBOLS[i.status]} {i.name:13} {i.status:12} {i.detail}".rstrip())
+        return "\n".join(lines + [self.next_step()])
+
+    def _repr_html_(self):
+        colours = {"holds": "#1a7f37", "fails": "#b3261e", "not started": "#6e7781"}
+        rows = "".join(
+            f"<tr><td style='color:{colours[i.status]};font-weight:bold'>{SYMBOLS[i.status]}</td>"
+            f"<td><code>{html.escape(i.name)}</code></td><td>{i.status}</td>"
+            f"<td>{html.escape(i.detail)}</td><td>{html.escape(i.notebook)}</td></tr>" for i in self.items)
+        return (f"<table><tr><th></th><th>step</th><th>status</th><th>details</th><th>notebook</th></tr>"
+                f"{rows}</table><p><b>{html.escape(self.next_step())}</b></p>")
+
+
+def progress(path="model.py", folder=OUTPUTS):
+    """Check every step and artifact (never stopping at the first failure); return the view."""
+    try:
+        model = load_model(path) if os.path.exists(path) else None
+    except (ModelFileError, SyntaxError):
+        model = None
+    items = [checkpoint_item(name, model) for name in STEPS]
+    items += [artifact_item(name, model, folder) for name in ARTIFACT_CHECKS]
+    return Progress(tuple(items))
