@@ -161,7 +161,8 @@ def write_submission(student, replace=None, steps=None):
     wanted = STEPS[:steps] if steps is not None else STEPS
     solutions = {gid: src for gid, src in course.solution_cells().items()
                  if defined_step(src) in wanted or defined_step(src) is None}
-    model_path = ensure_model(os.path.join(dest, "model.py"))
+    model_path = os.path.join(dest, "model.py")
+    ensure_model(model_path)
     for name in course.notebooks(dest):
         path = os.path.join(dest, name)
         book = course.fill(nbformat.read(path, 4), solutions, replace)

@@ -14,11 +14,25 @@ def largest_weight(weights):
     return max(max(row) for row in weights)
 
 
+def scale_inputs(n=8, d=64, seed=0):
+    """Seeded Q, K, V (n × d) and Q·√d_k, which cancels the division: the √d experiment's inputs."""
+    Q, K, V = (seeded_matrix(n, d, seed + k) for k in range(3))
+    return Q, K, V, [[x * math.sqrt(d) for x in row] for row in Q]
+
+
 def scale_experiment(attention, n=8, d=64, seed=0):
     """(largest weight with the √d_k division, largest weight without it) on seeded n × d inputs."""
-    Q, K, V = (seeded_matrix(n, d, seed + k) for k in range(3))
-    undo = [[x * math.sqrt(d) for x in row] for row in Q]   # multiplying Q by √d_k cancels the division
+    Q, K, V, undo = scale_inputs(n, d, seed)
     return largest_weight(attention(Q, K, V)[1]), largest_weight(attention(undo, K, V)[1])
+
+
+def scale_picture(attention, n=8, d=64, seed=0):
+    """The √d experiment's two weight matrices side by side: spread out, and collapsed onto one key."""
+    from .pictures import heatmaps, weight_colour
+    Q, K, V, undo = scale_inputs(n, d, seed)
+    return heatmaps([attention(Q, K, V)[1], attention(undo, K, V)[1]],
+                    ["dividing by √d_k", "not dividing"], weight_colour,
+                    f"the same {n} queries and keys (d_k = {d}): without the division each row picks one key")
 
 
 def permute(rows, order):

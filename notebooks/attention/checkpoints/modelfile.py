@@ -46,11 +46,10 @@ def marker(name):
 
 
 def ensure_model(path=MODEL_FILE):
-    """Create the stub model.py (header only) if there is none yet; return its path."""
+    """Create the stub model.py (header only) if there is none yet (returns nothing: no stray Out[])."""
     if not os.path.exists(path):
         with open(path, "w", encoding="utf-8") as f:
             f.write(HEADER)
-    return path
 
 
 def read_sections(text):

@@ -29,8 +29,9 @@ class Check:
 class Report:
     """All checks of one checkpoint, plus the diagnosis when a known mistake fits the evidence."""
 
-    def __init__(self, title, checks, diagnosis=None, note=None):
+    def __init__(self, title, checks, diagnosis=None, note=None, picture=None):
         self.title, self.checks, self.diagnosis, self.note = title, list(checks), diagnosis, note
+        self.picture = picture   # a pictures.Picture of the learner's own values, or None
 
     @property
     def passed(self):
@@ -71,4 +72,5 @@ class Report:
                        for i, d in enumerate(self.diagnosis_lines()))
         return (f"<div style='border-left:4px solid {colour};padding:0.3em 0.8em'>"
                 f"<div style='color:{colour};font-weight:bold'>{html.escape(self.summary())}</div>"
-                f"<ul style='padding-left:0.4em;margin:0.3em 0'>{''.join(rows)}</ul>{diag}</div>")
+                f"<ul style='padding-left:0.4em;margin:0.3em 0'>{''.join(rows)}</ul>{diag}"
+                f"{self.picture._repr_html_() if self.picture else ''}</div>")

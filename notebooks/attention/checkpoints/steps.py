@@ -7,6 +7,7 @@ import math
 from .compare import brief, close, describe_path, first_difference, shape, canonical
 from .diagnose import diagnose, expected, load_fingerprints, probe_signatures, signature
 from .probes import PROBES, call, seeded_matrix
+from .pictures import show_attention, show_bars, show_encoding
 from .report import Check, Report
 
 
@@ -49,9 +50,19 @@ def rows_sum_to_one(weights):
     return is_matrix(weights) and all(abs(sum(row) - 1.0) <= 1e-9 for row in weights)
 
 
-def finish(title, checkpoint, model, checks, fingerprints):
+def picture_of(draw, value):
+    """A picture of the learner's own value, or None when the value cannot be drawn."""
+    if _failure(value) or not is_matrix(value) and shape(value) == ():
+        return None
+    try:
+        return draw(canonical(value))
+    except Exception:   # ragged rows, text, None…: the checks above already say what is wrong
+        return None
+
+
+def finish(title, checkpoint, model, checks, fingerprints, picture=None):
     """Attach the diagnosis (only when something failed) and build the report."""
-    report = Report(title, checks)
+    report = Report(title, checks, picture=picture)
     if not report.passed:
         report.diagnosis = diagnose(checkpoint, probe_signatures(checkpoint, model), fingerprints)
     return report
@@ -117,7 +128,10 @@ def check_attention(model, fingerprints=None):
                                    hint="scores[i][j] = dot(Q[i], K[j]) / math.sqrt(len(K[0]))"))
         checks.append(answer_check(f"known output ({dims})", got_out, want_out,
                                    hint="out[i] = Σ_j weights[i][j] · V[j]"))
-    return finish("attention", "attention", model, checks, fp)
+    square = call(model, probe("attention", "attention.square"))
+    weights = square[1] if isinstance(square, (tuple, list)) and len(square) == 2 else square
+    return finish("attention", "attention", model, checks, fp,
+                  picture_of(lambda w: show_attention(w, "your weights, 4 queries × 4 keys"), weights))
 
 
 # ── step 3 ──
@@ -156,7 +170,10 @@ def check_causal_mask(model, fingerprints=None):
                                        weights, renormalised,
                                        hint="masking must only remove keys: the softmax shares 1 among "
                                             "the visible ones in the same ratios as before"))
-    return finish("causal mask", "causal_mask", model, checks, fp)
+    masked = call(model, probe("causal_mask", "causal_mask.attend"))
+    weights = masked[1] if isinstance(masked, (tuple, list)) and len(masked) == 2 else masked
+    return finish("causal mask", "causal_mask", model, checks, fp,
+                  picture_of(lambda w: show_attention(w, "your weights with causal_mask(4)"), weights))
 
 
 # ── step 4 ──
@@ -214,7 +231,9 @@ def check_pos_encoding(model, fingerprints=None):
                            got="two equal rows", expected="all rows different",
                            hint="the angle must depend on the position p, not only on the feature"),
         ]
-    return finish("positional encoding", "pos_encoding", model, checks, fp)
+    pattern = call(model, probe("pos_encoding", "pos_encoding.50x16"))
+    return finish("positional encoding", "pos_encoding", model, checks, fp,
+                  picture_of(lambda m: show_encoding(m, "your pos_encoding(50, 16)"), pattern))
 
 
 # ── step 6 ──
@@ -241,7 +260,8 @@ def check_layer_norm(model, fingerprints=None):
         label = f"layer_norm({brief(p.args[0])}" + (f", eps={p.kwargs['eps']})" if p.kwargs else ")")
         checks.append(answer_check(f"known answer for {label}", call(model, p), expected("layer_norm", p.id, fp),
                                    names=("item",), hint="(x - mean) / math.sqrt(var + eps), var over len(row)"))
-    return finish("layer norm", "layer_norm", model, checks, fp)
+    picture = picture_of(lambda v: show_bars({"row": row.args[0], "your layer_norm(row)": v}), got)
+    return finish("layer norm", "layer_norm", model, checks, fp, picture)
 
 
 # ── step 7 ──

@@ -1,0 +1,138 @@
+"""Pictures of the course's numbers as SVG, with the standard library only (so they work in any Python).
+
+    show_attention(weights)            a heatmap: one row per query, one column per key
+    show_heads([w0, w1, ...])          one heatmap per head, side by side
+    show_encoding(pos_encoding(50, 16))  the positional-encoding pattern, -1 blue to +1 red
+    show_bars({"before": row, "after": layer_norm(row)})   vectors as bars
+    show_growth([8, 16, 32, 64])       how the score matrix grows with the sequence length
+
+Each returns a Picture: Jupyter shows it (image/svg+xml), a terminal shows a one-line summary,
+and `.svg` is the SVG text (for nbconvert, the feedback HTML, or a file).
+"""
+import html
+from dataclasses import dataclass
+
+CELL = 22          # pixels per matrix cell
+MAX_CELLS = 64     # larger matrices are drawn with smaller cells
+
+
+@dataclass(frozen=True)
+class Picture:
+    """An SVG image with a caption."""
+    svg: str
+    caption: str
+
+    def _repr_svg_(self):
+        return self.svg
+
+    def _repr_html_(self):
+        return f"<figure style='margin:0.4em 0'>{self.svg}<figcaption>{html.escape(self.caption)}</figcaption></figure>"
+
+    def __repr__(self):
+        return f"<picture: {self.caption}>"
+
+
+def _mix(a, b, t):
+    """The colour t of the way from a to b (t in [0, 1]), as #rrggbb."""
+    t = min(1.0, max(0.0, t))
+    return "#" + "".join(f"{round(x + (y - x) * t):02x}" for x, y in zip(a, b))
+
+
+WHITE, BLUE, RED = (255, 255, 255), (33, 102, 172), (178, 24, 43)
+
+
+def weight_colour(w):
+    """0 white to 1 dark blue: an attention weight."""
+    return _mix(WHITE, BLUE, w)
+
+
+def signed_colour(v):
+    """-1 blue, 0 white, +1 red: a value in [-1, 1]."""
+    return _mix(WHITE, RED, v) if v >= 0 else _mix(WHITE, BLUE, -v)
+
+
+def _grid(matrix, colour, x0, y0, size, numbers):
+    """SVG rectangles (and values, when there is room) for one matrix."""
+    parts = []
+    for i, row in enumerate(matrix):
+        for j, v in enumerate(row):
+            x, y = x0 + j * size, y0 + i * size
+            parts.append(f"<rect x='{x}' y='{y}' width='{size}' height='{size}' fill='{colour(v)}' "
+                         f"stroke='#ddd' stroke-width='0.5'><title>[{i}][{j}] = {v:.4g}</title></rect>")
+            if numbers:
+                ink = "#fff" if abs(v) > 0.6 else "#333"
+                parts.append(f"<text x='{x + size / 2}' y='{y + size / 2 + 3}' font-size='8' "
+                             f"text-anchor='middle' fill='{ink}'>{v:.2f}</text>")
+    return parts
+
+
+def _cell_size(matrix):
+    longest = max(len(matrix), max((len(r) for r in matrix), default=0))
+    return CELL if longest <= 16 else max(3, CELL * 16 // min(longest, MAX_CELLS * 4))
+
+
+def heatmaps(matrices, titles, colour, caption, numbers=None):
+    """Matrices side by side as one SVG, each with its title above."""
+    size = min(_cell_size(m) for m in matrices)
+    numbers = size >= CELL if numbers is None else numbers
+    parts, x, height = [], 10, 0
+    for matrix, title in zip(matrices, titles):
+        width = max(len(r) for r in matrix) * size
+        parts.append(f"<text x='{x}' y='14' font-size='12'>{html.escape(title)}</text>")
+        parts += _grid(matrix, colour, x, 22, size, numbers)
+        x += width + 24
+        height = max(height, len(matrix) * size)
+    svg = (f"<svg xmlns='http://www.w3.org/2000/svg' width='{x}' height='{height + 30}' "
+           f"font-family='sans-serif'>{''.join(parts)}</svg>")
+    return Picture(svg, caption)
+
+
+def show_attention(weights, title="attention weights (rows: queries, columns: keys)"):
+    """A heatmap of one weight matrix: white is 0, dark blue is 1."""
+    return heatmaps([weights], [title], weight_colour, f"{len(weights)} queries × {len(weights[0])} keys")
+
+
+def show_heads(per_head, title="head"):
+    """One heatmap per head, side by side."""
+    return heatmaps(per_head, [f"{title} {k}" for k in range(len(per_head))], weight_colour,
+                    f"{len(per_head)} heads, each with its own weights")
+
+
+def show_encoding(rows, title="positional encoding (rows: positions, columns: features)"):
+    """The encoding pattern: -1 blue, 0 white, +1 red."""
+    return heatmaps([rows], [title], signed_colour, f"{len(rows)} positions × {len(rows[0])} features",
+                    numbers=False)
+
+
+def show_bars(vectors, height=120):
+    """Named vectors as bar charts on one shared scale, zero line in the middle."""
+    top = max((abs(v) for vec in vectors.values() for v in vec), default=1.0) or 1.0
+    parts, x = [], 10
+    for name, vec in vectors.items():
+        parts.append(f"<text x='{x}' y='14' font-size='12'>{html.escape(name)}</text>")
+        mid = 22 + height / 2
+        parts.append(f"<line x1='{x}' y1='{mid}' x2='{x + 18 * len(vec)}' y2='{mid}' stroke='#999'/>")
+        for k, v in enumerate(vec):
+            h = abs(v) / top * (height / 2)
+            y = mid - h if v >= 0 else mid
+            parts.append(f"<rect x='{x + 18 * k + 2}' y='{y}' width='14' height='{h}' "
+                         f"fill='{signed_colour(v / top)}'><title>{name}[{k}] = {v:.4g}</title></rect>")
+        x += 18 * len(vec) + 30
+    svg = (f"<svg xmlns='http://www.w3.org/2000/svg' width='{x}' height='{height + 30}' "
+           f"font-family='sans-serif'>{''.join(parts)}</svg>")
+    return Picture(svg, " | ".join(vectors))
+
+
+def show_growth(lengths):
+    """Squares whose areas are n² for each sequence length n: the score matrix's size."""
+    biggest = max(lengths)
+    scale = 160 / biggest
+    parts, x = [], 10
+    for n in lengths:
+        side = max(2.0, n * scale)
+        parts.append(f"<rect x='{x}' y='{190 - side}' width='{side}' height='{side}' fill='#c6dbef' "
+                     f"stroke='#2166ac'/><text x='{x}' y='208' font-size='11'>n={n}: {n * n}</text>")
+        x += side + 20
+    svg = (f"<svg xmlns='http://www.w3.org/2000/svg' width='{x}' height='216' font-family='sans-serif'>"
+           f"{''.join(parts)}</svg>")
+    return Picture(svg, "each square has n × n cells: doubling n makes it four times larger")

@@ -1,0 +1,73 @@
+"""Pictures: stdlib SVG of the learner's own numbers, in the notebooks and in the checkpoint reports."""
+import ast
+import os
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from checkpoints import pictures
+from checkpoints.artifacts import scale_picture
+from checkpoints.steps import CHECKS
+from grading.mistakes import buggy_model
+from grading.reference import ROOT, reference
+
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+def cells(picture):
+    """The <rect> elements of a picture's SVG, parsed (so it is well-formed XML)."""
+    return ET.fromstring(picture.svg).iter(SVG + "rect")
+
+
+def test_attention_heatmap_has_one_cell_per_weight_coloured_by_value():
+    """A 2 × 3 weight matrix gives six cells; weight 0 is white and weight 1 the darkest blue."""
+    picture = pictures.show_attention([[1.0, 0.0, 0.0], [0.25, 0.25, 0.5]])
+    fills = [r.get("fill") for r in cells(picture)]
+    assert len(fills) == 6
+    assert fills[0] == pictures.weight_colour(1.0) == "#2166ac" and fills[1] == "#ffffff"
+    assert picture._repr_svg_() == picture.svg and "<figure" in picture._repr_html_()
+
+
+def test_encoding_uses_a_diverging_scale():
+    """-1 is blue, 0 white, +1 red."""
+    assert pictures.signed_colour(-1.0) == "#2166ac"
+    assert pictures.signed_colour(0.0) == "#ffffff"
+    assert pictures.signed_colour(1.0) == "#b2182b"
+    assert len(list(cells(pictures.show_encoding(reference().pos_encoding(50, 16))))) == 800
+
+
+def test_bars_growth_and_heads_are_valid_svg():
+    """Every kind of picture parses as SVG and draws one shape per value."""
+    assert len(list(cells(pictures.show_bars({"a": [1.0, -2.0], "b": [0.5]})))) == 3
+    assert len(list(cells(pictures.show_growth([4, 8, 16])))) == 3
+    heads = [reference().attention([[1.0, 0.0]], [[1.0, 0.0], [0.0, 1.0]], [[1.0], [2.0]])[1]] * 2
+    assert len(list(cells(pictures.show_heads(heads)))) == 4
+
+
+def test_scale_picture_shows_the_collapse():
+    """Without the division, the darkest cell of every row is near 1 (one key per row)."""
+    picture = scale_picture(reference().attention)
+    titles = [t.text for t in ET.fromstring(picture.svg).iter(SVG + "title")]
+    assert len(titles) == 2 * 64
+
+
+@pytest.mark.parametrize("name", ["attention", "causal_mask", "pos_encoding", "layer_norm"])
+def test_reports_carry_a_picture_of_the_learners_values(name):
+    """These checkpoints draw the learner's own output into the report's HTML."""
+    report = CHECKS[name](reference())
+    assert report.picture is not None and "<svg" in report._repr_html_()
+
+
+def test_a_value_that_cannot_be_drawn_gives_no_picture_and_no_crash():
+    """attention returning only `out` (a classic mistake) still reports; the picture is just left out."""
+    report = CHECKS["attention"](buggy_model("attention.returns_out_only"))
+    assert not report.passed
+
+
+def test_pictures_module_is_standard_library_only():
+    """The learner-side pictures import nothing outside the standard library (they must run in a browser)."""
+    path = os.path.join(ROOT, "notebooks", "attention", "checkpoints", "pictures.py")
+    tree = ast.parse(open(path, encoding="utf-8").read())
+    imported = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    imported |= {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+    assert imported <= {"html", "dataclasses"}
