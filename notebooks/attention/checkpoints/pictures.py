@@ -77,7 +77,7 @@ def heatmaps(matrices, titles, colour, caption, numbers=None):
     numbers = size >= CELL if numbers is None else numbers
     parts, x, height = [], 10, 0
     for matrix, title in zip(matrices, titles):
-        width = max(len(r) for r in matrix) * size
+        width = max(max(len(r) for r in matrix) * size, 6.5 * len(title))   # room for the title
         parts.append(f"<text x='{x}' y='14' font-size='12'>{html.escape(title)}</text>")
         parts += _grid(matrix, colour, x, 22, size, numbers)
         x += width + 24

@@ -1,6 +1,8 @@
 """Checkpoint results: one object per check, one per checkpoint, readable in Jupyter and in a terminal."""
 import html
 
+GREEN, RED = "#1a7f37", "#b3261e"
+
 
 class Check:
     """One check: what was checked, whether it held, and if not the evidence and a hint."""
@@ -60,13 +62,16 @@ class Report:
         return "\n".join([self.summary()] + ["  " + b for b in body] + self.diagnosis_lines())
 
     def _repr_html_(self):
-        colour = "#1a7f37" if self.passed else "#b3261e"
+        colour = GREEN if self.passed else RED
         rows = []
         for c in self.checks:
             first, *rest = list(c.lines())
-            detail = "".join(f"<div style='margin-left:1.6em;font-family:monospace'>{html.escape(r.strip())}</div>"
-                             for r in rest)
-            rows.append(f"<li style='list-style:none'>{html.escape(first)}{detail}</li>")
+            mark = (f"<span style='color:{GREEN if c.passed else RED};font-weight:bold'>"
+                    f"{first[0]}</span>{html.escape(first[1:])}")
+            # white-space:pre keeps "yours:" and "expected:" aligned, as in the terminal
+            detail = "".join(f"<div style='margin-left:1.6em;font-family:monospace;white-space:pre'>"
+                             f"{html.escape(r.strip())}</div>" for r in rest)
+            rows.append(f"<li style='list-style:none'>{mark}{detail}</li>")
         diag = "".join(f"<div><b>{html.escape(d.strip())}</b></div>" if i == 0 else
                        f"<div style='margin-left:1.6em'>{html.escape(d.strip())}</div>"
                        for i, d in enumerate(self.diagnosis_lines()))
