@@ -16,7 +16,7 @@ from .modelfile import STEPS, ModelFileError, broken_message, cell_source, ensur
 from .progress import progress as _progress
 from .steps import CHECKS
 
-__all__ = ["save", "check", "check_artifact", "hidden", "progress", "write_artifact", "show_source", "ensure_model", "ModelFileError", "STEPS"]
+__all__ = ["save", "check", "hint", "check_artifact", "hidden", "progress", "write_artifact", "show_source", "ensure_model", "ModelFileError", "STEPS"]
 
 
 class CheckpointFailed(AssertionError):
@@ -74,8 +74,8 @@ def _conclude(report):
     return None
 
 
-def check(name):
-    """Run the checkpoint of one function on model.py; raise CheckpointFailed if it does not hold."""
+def _report(name):
+    """The checkpoint's report on model.py, or CheckpointFailed when there is nothing to check yet."""
     if name not in CHECKS:
         raise ValueError(f"no checkpoint called {name!r}; choose one of {', '.join(CHECKS)}")
     with quiet():
@@ -87,8 +87,23 @@ def check(name):
             raise CheckpointFailed(broken_message(model, name))
         if not hasattr(model, name):
             raise CheckpointFailed(f"model.py has no {name} yet: run the cell with save({name})")
-        report = CHECKS[name](model)
-    return _conclude(report)
+        return CHECKS[name](model)
+
+
+def check(name):
+    """Run the checkpoint of one function on model.py; raise CheckpointFailed if it does not hold."""
+    return _conclude(_report(name))
+
+
+HINT_LEVELS = {}   # checkpoint -> how many tiers hint() has revealed so far
+
+
+def hint(name):
+    """Show the checkpoint again with a closer hint for each failing check; call again for the formula."""
+    HINT_LEVELS[name] = min(HINT_LEVELS.get(name, 0) + 1, 2)
+    report = _report(name)
+    report.level = HINT_LEVELS[name]
+    show(report)
 
 
 def check_artifact(filename):

@@ -11,7 +11,7 @@ class Check:
         self.what, self.passed = what, passed
         self.got, self.expected, self.where, self.hint = got, expected, where, hint
 
-    def lines(self):
+    def lines(self, level=0):
         yield ("✓ " if self.passed else "✗ ") + self.what
         if self.passed:
             return
@@ -21,8 +21,11 @@ class Check:
             yield f"    expected: {self.expected}"
         if self.where:
             yield f"    first difference: {self.where}"
-        if self.hint:
+        if isinstance(self.hint, str):
             yield f"    hint: {self.hint}"
+        elif self.hint:                         # a hints.Hint: one more tier per hint() call
+            for label, text in zip(("hint", "closer", "formula"), self.hint.tiers()[:level + 1]):
+                yield f"    {label}: {text}"
 
     def __repr__(self):
         return "\n".join(self.lines())
@@ -31,9 +34,11 @@ class Check:
 class Report:
     """All checks of one checkpoint, plus the diagnosis when a known mistake fits the evidence."""
 
-    def __init__(self, title, checks, diagnosis=None, note=None, picture=None):
+    def __init__(self, title, checks, diagnosis=None, note=None, picture=None, name=None):
         self.title, self.checks, self.diagnosis, self.note = title, list(checks), diagnosis, note
         self.picture = picture   # a pictures.Picture of the learner's own values, or None
+        self.name = name         # the checkpoint's name, for hint(name)
+        self.level = 0           # how many hint tiers beyond the first to show (hint() raises it)
 
     @property
     def passed(self):
@@ -54,18 +59,29 @@ class Report:
         if not self.diagnosis:
             return [self.note or "no known mistake matches these outputs; start from the first ✗ above"]
         best, *others = self.diagnosis
-        lines = [f"looks like: {best.title}", f"    {best.explanation}", f"    fix: {best.hint}"]
+        lines = [f"looks like: {best.title}", f"    {best.explanation}"]
+        if self.level >= 1:                      # the fix is a closer hint: shown on request
+            lines.append(f"    fix: {best.hint}")
         return lines + [f"    (or: {m.title})" for m in others]
 
+    def more_hints_line(self):
+        """How to ask for the next tier, when a failing check has one left."""
+        if self.passed or not self.name or self.level >= 2:
+            return []
+        if not self.diagnosis and not any(not isinstance(c.hint, (str, type(None))) for c in self.failed):
+            return []
+        return [f"(stuck? hint({self.name!r}) gives a closer hint; run it again for the formula)"]
+
     def __repr__(self):
-        body = [line for c in self.checks for line in c.lines()]
-        return "\n".join([self.summary()] + ["  " + b for b in body] + self.diagnosis_lines())
+        body = [line for c in self.checks for line in c.lines(self.level)]
+        return "\n".join([self.summary()] + ["  " + b for b in body] + self.diagnosis_lines()
+                         + self.more_hints_line())
 
     def _repr_html_(self):
         colour = GREEN if self.passed else RED
         rows = []
         for c in self.checks:
-            first, *rest = list(c.lines())
+            first, *rest = list(c.lines(self.level))
             mark = (f"<span style='color:{GREEN if c.passed else RED};font-weight:bold'>"
                     f"{first[0]}</span>{html.escape(first[1:])}")
             # white-space:pre keeps "yours:" and "expected:" aligned, as in the terminal
@@ -74,7 +90,7 @@ class Report:
             rows.append(f"<li style='list-style:none'>{mark}{detail}</li>")
         diag = "".join(f"<div><b>{html.escape(d.strip())}</b></div>" if i == 0 else
                        f"<div style='margin-left:1.6em'>{html.escape(d.strip())}</div>"
-                       for i, d in enumerate(self.diagnosis_lines()))
+                       for i, d in enumerate(self.diagnosis_lines() + self.more_hints_line()))
         return (f"<div style='border-left:4px solid {colour};padding:0.3em 0.8em'>"
                 f"<div style='color:{colour};font-weight:bold'>{html.escape(self.summary())}</div>"
                 f"<ul style='padding-left:0.4em;margin:0.3em 0'>{''.join(rows)}</ul>{diag}"

@@ -7,6 +7,7 @@ import math
 from .compare import brief, close, describe_path, first_difference, shape, canonical
 from .diagnose import diagnose, expected, load_fingerprints, probe_signatures, signature
 from .probes import PROBES, call, seeded_matrix
+from .hints import HINTS
 from .pictures import show_attention, show_bars, show_encoding
 from .report import Check, Report
 
@@ -62,7 +63,7 @@ def picture_of(draw, value):
 
 def finish(title, checkpoint, model, checks, fingerprints, picture=None):
     """Attach the diagnosis (only when something failed) and build the report."""
-    report = Report(title, checks, picture=picture)
+    report = Report(title, checks, picture=picture, name=checkpoint)
     if not report.passed:
         report.diagnosis = diagnose(checkpoint, probe_signatures(checkpoint, model), fingerprints)
     return report
@@ -78,24 +79,24 @@ def check_softmax(model, fingerprints=None):
         property_check("returns a list as long as its input ([0.5, -1, 2, 0] → 4 numbers)",
                        not _failure(got_small) and shape(got_small) == (4,),
                        got=_failure(got_small) or brief(got_small), expected="4 numbers",
-                       hint="build one output per input: [... for x in xs]"),
+                       hint=HINTS["softmax.length"]),
         property_check("sums to 1",
                        not _failure(got_small) and abs(sum(got_small) - 1.0) <= 1e-9,
                        got=_failure(got_small) or f"sum {sum(got_small) if shape(got_small) else got_small!r}",
-                       expected="sum 1.0", hint="divide every exp by the sum of all the exps"),
+                       expected="sum 1.0", hint=HINTS["softmax.sum"]),
         property_check("no overflow: [1000, 1001, 1002] gives finite values that sum to 1",
                        not _failure(got_large) and shape(got_large) == (3,)
                        and all(math.isfinite(v) for v in got_large) and abs(sum(got_large) - 1.0) <= 1e-9,
                        got=_failure(got_large) or brief(got_large), expected=brief(expected("softmax", large.id, fp)),
-                       hint="subtract max(xs) from every x before math.exp"),
+                       hint=HINTS["softmax.overflow"]),
         answer_check("adding 100 to every input changes nothing", shifted, canonical(got_small)
                      if not _failure(got_small) else expected("softmax", small.id, fp),
-                     hint="softmax(x + c) = softmax(x); subtracting the max relies on it", names=("item",)),
+                     hint=HINTS["softmax.shift"], names=("item",)),
     ]
     for p in PROBES["softmax"]:
         checks.append(answer_check(f"known answer for softmax({brief(p.args[0])})", call(model, p),
                                    expected("softmax", p.id, fp), names=("item",),
-                                   hint="exp(x - max) for each x, divided by their sum"))
+                                   hint=HINTS["softmax.answer"]))
     return finish("softmax", "softmax", model, checks, fp)
 
 
@@ -109,15 +110,15 @@ def check_attention(model, fingerprints=None):
     checks = [
         property_check("returns the pair (out, weights)", pair,
                        got=_failure(got) or f"a value of shape {shape(got)}", expected="(out, weights)",
-                       hint="end with `return out, weights`"),
+                       hint=HINTS["attention.pair"]),
         property_check("out is n_q × d_v (3 × 6) and weights n_q × n_k (3 × 5) for Q 3×4, K 5×4, V 5×6",
                        pair and shape(out) == (3, 6) and shape(weights) == (3, 5),
                        got=f"out {shape(out)}, weights {shape(weights)}" if pair else None,
                        expected="out (3, 6), weights (3, 5)",
-                       hint="one weight per (query, key) pair; one output row per query with V's width"),
+                       hint=HINTS["attention.shapes"]),
         property_check("each row of weights sums to 1", pair and rows_sum_to_one(weights),
                        got=brief([sum(r) for r in weights]) if pair else None, expected="[1.0, 1.0, 1.0]",
-                       hint="weights[i] = softmax(scores[i]), one row per query"),
+                       hint=HINTS["attention.rows"]),
     ]
     for p in PROBES["attention"]:
         want_out, want_w = expected("attention", p.id, fp)
@@ -125,9 +126,9 @@ def check_attention(model, fingerprints=None):
         got_out, got_w = got if isinstance(got, (tuple, list)) and len(got) == 2 else (got, got)
         dims = f"Q {shape(p.args[0])[0]}×{shape(p.args[0])[1]}, K {shape(p.args[1])[0]}×{shape(p.args[1])[1]}"
         checks.append(answer_check(f"known weights ({dims})", got_w, want_w,
-                                   hint="scores[i][j] = dot(Q[i], K[j]) / math.sqrt(len(K[0]))"))
+                                   hint=HINTS["attention.weights"]))
         checks.append(answer_check(f"known output ({dims})", got_out, want_out,
-                                   hint="out[i] = Σ_j weights[i][j] · V[j]"))
+                                   hint=HINTS["attention.output"]))
     square = call(model, probe("attention", "attention.square"))
     weights = square[1] if isinstance(square, (tuple, list)) and len(square) == 2 else square
     return finish("attention", "attention", model, checks, fp,
@@ -139,7 +140,7 @@ def check_causal_mask(model, fingerprints=None):
     fp = fingerprints or load_fingerprints()
     checks = [answer_check(f"causal_mask({p.args[0]}) is true exactly where i >= j", call(model, p),
                            expected("causal_mask", p.id, fp),
-                           hint="mask[i][j] = i >= j: query i sees keys 0..i, itself included")
+                           hint=HINTS["mask.values"])
               for p in PROBES["causal_mask"] if p.function == "causal_mask"]
     for p in PROBES["causal_mask"]:
         if p.function != "attention":
@@ -157,19 +158,17 @@ def check_causal_mask(model, fingerprints=None):
         checks.append(property_check(f"with a {label} mask, hidden weights are exactly 0", ok and not leaks,
                                      got=(_failure(got) or (f"weights[{leaks[0][0]}][{leaks[0][1]}] = {leaks[0][2]:.6g}"
                                           if leaks else f"a value of shape {shape(got)}")),
-                                     expected="0.0", hint="set hidden scores to -math.inf before the softmax, "
-                                                          "not after it"))
+                                     expected="0.0", hint=HINTS["mask.zeros"]))
         checks.append(property_check(f"with a {label} mask, each row of weights still sums to 1",
                                      ok and rows_sum_to_one(weights),
                                      got=brief([sum(r) for r in weights]) if ok else None, expected="all 1.0",
-                                     hint="mask the scores, then take one softmax per row"))
+                                     hint=HINTS["mask.rows"]))
         if ok:
             renormalised = [[w if keep else 0.0 for w, keep in zip(row, mrow)] for row, mrow in zip(plain[1], mask)]
             renormalised = [[w / sum(row) for w in row] for row in renormalised]
             checks.append(answer_check(f"with a {label} mask, the visible weights keep their unmasked proportions",
                                        weights, renormalised,
-                                       hint="masking must only remove keys: the softmax shares 1 among "
-                                            "the visible ones in the same ratios as before"))
+                                       hint=HINTS["mask.proportions"]))
     masked = call(model, probe("causal_mask", "causal_mask.attend"))
     weights = masked[1] if isinstance(masked, (tuple, list)) and len(masked) == 2 else masked
     return finish("causal mask", "causal_mask", model, checks, fp,
@@ -192,23 +191,23 @@ def check_multi_head(model, fingerprints=None):
     checks = [
         property_check("output is n × d (4 × 8 for h = 2)", shape(got_two) == (4, 8),
                        got=_failure(got_two) or str(shape(got_two)), expected="(4, 8)",
-                       hint="concatenate the h head outputs side by side, row by row"),
+                       hint=HINTS["heads.shape"]),
         answer_check("h = 1 gives exactly attention(Q, K, V)[0]", alone,
                      canonical(att_out) if not _failure(att_out) else expected("multi_head", one.id, fp),
-                     hint="with one head the only slice is the whole matrix"),
+                     hint=HINTS["heads.one"]),
         property_check("d = 8, h = 3 raises ValueError", isinstance(bad_split, ValueError),
                        got=_failure(bad_split) or "no error", expected="ValueError",
-                       hint="check d % h before splitting and raise ValueError with a clear message"),
+                       hint=HINTS["heads.split"]),
         property_check("changing head 2's features leaves head 1's output columns alone (h = 2)",
                        shape(moved) == (4, 8) and shape(got_two) == (4, 8)
                        and close([r[:4] for r in canonical(moved)], [r[:4] for r in canonical(got_two)]),
                        got="head 1's columns changed", expected="columns 0-3 unchanged",
-                       hint="head k must see only its own slice: columns k·(d//h) up to (k+1)·(d//h)"),
+                       hint=HINTS["heads.independent"]),
     ]
     for p in PROBES["multi_head"]:
         checks.append(answer_check(f"known output for h = {p.args[3]}" + (" with a causal mask" if p.kwargs else ""),
                                    call(model, p), expected("multi_head", p.id, fp),
-                                   hint="slice, run attention on each slice (mask included), concatenate"))
+                                   hint=HINTS["heads.answer"]))
     return finish("multi-head attention", "multi_head", model, checks, fp)
 
 
@@ -223,13 +222,13 @@ def check_pos_encoding(model, fingerprints=None):
         checks += [
             property_check(f"pos_encoding({n}, {d}) is {n} × {d}", is_matrix(got, n, d),
                            got=_failure(got) or str(shape(got)), expected=f"({n}, {d})",
-                           hint="n rows (positions), d values each (features)"),
+                           hint=HINTS["pe.shape"]),
             property_check(f"pos_encoding({n}, {d}): every value lies in [-1, 1]", isinstance(sig, list) and sig[2],
                            got="a value outside [-1, 1]", expected="all within [-1, 1]",
-                           hint="store sines and cosines of the angles, not the angles"),
+                           hint=HINTS["pe.range"]),
             property_check(f"pos_encoding({n}, {d}): no two positions share a row", isinstance(sig, list) and sig[3],
                            got="two equal rows", expected="all rows different",
-                           hint="the angle must depend on the position p, not only on the feature"),
+                           hint=HINTS["pe.distinct"]),
         ]
     pattern = call(model, probe("pos_encoding", "pos_encoding.50x16"))
     return finish("positional encoding", "pos_encoding", model, checks, fp,
@@ -247,19 +246,19 @@ def check_layer_norm(model, fingerprints=None):
     const = call(model, probe("layer_norm", "layer_norm.constant"))
     checks = [
         property_check("returns a vector as long as its input", ok, got=_failure(got) or str(shape(got)),
-                       expected=f"({len(row.args[0])},)", hint="one output per feature"),
+                       expected=f"({len(row.args[0])},)", hint=HINTS["ln.length"]),
         property_check("the result has mean 0", ok and abs(mean) <= 1e-9, got=f"mean {mean}" if ok else None,
-                       expected="mean 0", hint="subtract the mean of the row from every value"),
+                       expected="mean 0", hint=HINTS["ln.mean"]),
         property_check("the result has variance 1 (population variance, up to eps)",
                        ok and abs(var - 1.0) <= 1e-4, got=f"variance {var}" if ok else None, expected="variance ≈ 1",
-                       hint="divide by math.sqrt(var + eps) with var = Σ (x - mean)² / len(row)"),
+                       hint=HINTS["ln.variance"]),
         answer_check("a constant vector gives zeros (no division by zero)", const, [0.0] * 4, names=("item",),
-                     hint="keep eps inside the square root: math.sqrt(var + eps) is never 0"),
+                     hint=HINTS["ln.constant"]),
     ]
     for p in PROBES["layer_norm"]:
         label = f"layer_norm({brief(p.args[0])}" + (f", eps={p.kwargs['eps']})" if p.kwargs else ")")
         checks.append(answer_check(f"known answer for {label}", call(model, p), expected("layer_norm", p.id, fp),
-                                   names=("item",), hint="(x - mean) / math.sqrt(var + eps), var over len(row)"))
+                                   names=("item",), hint=HINTS["ln.answer"]))
     picture = picture_of(lambda v: show_bars({"row": row.args[0], "your layer_norm(row)": v}), got)
     return finish("layer norm", "layer_norm", model, checks, fp, picture)
 
@@ -275,18 +274,18 @@ def check_block(model, fingerprints=None):
     checks = [
         property_check("output has the input's shape (5 × 8)", shape(got) == shape(X),
                        got=_failure(got) or str(shape(got)), expected=str(shape(X)),
-                       hint="the residual adds X element by element, so the shape cannot change"),
+                       hint=HINTS["block.shape"]),
         property_check("with a causal mask, changing the last position leaves the earlier rows alone",
                        shape(moved) == shape(X) and shape(got) == shape(X)
                        and close(canonical(moved)[:-1], canonical(got)[:-1]),
                        got="an earlier row changed", expected="rows 0-3 unchanged",
-                       hint="pass mask through to multi_head, and normalise each row on its own"),
+                       hint=HINTS["block.causal"]),
     ]
     for p in PROBES["block"]:
         checks.append(answer_check(f"known output for X {shape(p.args[0])[0]}×{shape(p.args[0])[1]}, "
                                    f"h = {p.args[1]}" + (" with a causal mask" if p.kwargs else ""),
                                    call(model, p), expected("block", p.id, fp),
-                                   hint="N = [layer_norm(r) for r in X]; return X + multi_head(N, N, N, h, mask)"))
+                                   hint=HINTS["block.answer"]))
     return finish("transformer block", "block", model, checks, fp)
 
 

@@ -1,0 +1,44 @@
+"""Hints in tiers: why first, then where, the formula only when asked twice; never the solution unasked."""
+import os
+import re
+
+import pytest
+
+import checkpoints
+from checkpoints.hints import HINTS
+from checkpoints.steps import CHECKS
+from grading.mistakes import BUGGY, buggy_model, buggy_source
+from grading.reference import ROOT
+
+
+@pytest.mark.parametrize("name", sorted(BUGGY))
+def test_a_failing_report_shows_no_formula_unasked(name):
+    """For every catalogued mistake, the first report shows tier-1 hints only: no formula line."""
+    from checkpoints.catalogue import BY_NAME
+    report = CHECKS[BY_NAME[name].checkpoint](buggy_model(name))
+    text = repr(report)
+    assert not report.passed and "hint: " in text
+    assert not [h.formula for h in HINTS.values() if h.formula in text]
+    assert "closer:" not in text and "formula:" not in text
+
+
+def test_hint_reveals_one_tier_per_call(tmp_path, monkeypatch, capsys):
+    """hint('layer_norm') adds the closer tier; a second call adds the formula; a third stays there."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(checkpoints, "HINT_LEVELS", {})
+    (tmp_path / "model.py").write_text(buggy_source("layer_norm.unbiased_variance"))
+    checkpoints.hint("layer_norm")
+    first = capsys.readouterr().out
+    assert "closer: " in first and "formula: " not in first
+    checkpoints.hint("layer_norm")
+    second = capsys.readouterr().out
+    assert HINTS["ln.variance"].formula in second
+    checkpoints.hint("layer_norm")
+    assert capsys.readouterr().out == second
+
+
+def test_every_hint_is_used_by_a_check():
+    """No hint text is dead: each key appears in steps.py."""
+    source = open(os.path.join(ROOT, "notebooks", "attention", "checkpoints", "steps.py"), encoding="utf-8").read()
+    used = set(re.findall(r'HINTS\["([\w.]+)"\]', source))
+    assert used == set(HINTS)
