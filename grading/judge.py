@@ -63,7 +63,10 @@ def learner_exception(message):
     """A learner's exception rebuilt from its name: a real built-in class, so `except ValueError` works."""
     kind = EXCEPTIONS.get(message.get("raises") if isinstance(message.get("raises"), str) else None, Exception)
     text = message.get("message")
-    return kind(text if isinstance(text, str) else "")
+    error = kind(text if isinstance(text, str) else "")
+    if isinstance(message.get("line"), int):
+        error.model_line = message["line"]
+    return error
 
 
 class Worker:

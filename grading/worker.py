@@ -55,7 +55,12 @@ def failure(err):
         message = str(err)[:300]
     except BaseException:
         message = ""
-    return {"raises": kind, "message": message}
+    line, tb = None, err.__traceback__
+    while tb is not None:                       # the innermost line of model.py, for the report
+        if tb.tb_frame.f_code.co_filename == "model.py":
+            line = tb.tb_lineno
+        tb = tb.tb_next
+    return {"raises": kind, "message": message, "line": line}
 
 
 def main():

@@ -63,3 +63,20 @@ def test_artifact_check_says_when_attention_was_never_saved(tmp_path, monkeypatc
     ensure_model()
     with pytest.raises(CheckpointFailed, match=r"no attention yet: run the cell with save\(attention\)"):
         check_artifact("02-scale.txt")
+
+
+def test_a_crash_is_reported_with_its_line_and_input_and_no_unrelated_hint(tmp_path):
+    """An IndexError inside attention: the report names it, the line of model.py and the call; no hint."""
+    from checkpoints.modelfile import load_model
+    from checkpoints.steps import CHECKS
+    from grading.reference import reference_source
+    source = reference_source().replace("    scale = math.sqrt(len(K[0]))", "    scale = math.sqrt(len(K[0]))\n    Q[99]")
+    (tmp_path / "model.py").write_text(source)
+    line = source.splitlines().index("    Q[99]") + 1
+    report = CHECKS["attention"](load_model(str(tmp_path / "model.py")))
+    first = "\n".join(report.checks[0].lines())
+    assert f"raised IndexError: list index out of range at model.py line {line}, in attention(3×4, 5×4, 5×6)" in first
+    assert "hint:" not in first
+    from grading.judge import judge_folder   # the same through the judge's sandboxed worker
+    verdicts, _ = judge_folder(str(tmp_path), ["step02-attention-checks"])
+    assert f"at model.py line {line}, in attention(3×4, 5×4, 5×6)" in verdicts["step02-attention-checks"].text

@@ -75,8 +75,40 @@ CHECKPOINTS = list(PROBES)
 
 
 def call(module, probe):
-    """Run a probe against a module's functions; an exception is returned, not raised."""
+    """Run a probe against a module's functions; an exception is returned, not raised.
+
+    A returned exception carries `called` (the call, with its inputs' sizes) and, when the error
+    came from model.py, `model_line`, so the report can say where and on what it failed.
+    """
     try:
-        return getattr(module, probe.function)(*probe.args, **probe.kwargs)
+        result = getattr(module, probe.function)(*probe.args, **probe.kwargs)
     except Exception as err:   # the learner's code may fail in any way; the check reports it
-        return err
+        result = err
+        result.model_line = line_in_model(err.__traceback__)
+    if isinstance(result, BaseException):
+        result.called = describe_call(probe)
+    return result
+
+
+def line_in_model(traceback):
+    """The line of model.py where an exception was raised (the innermost model.py frame), or None."""
+    line = None
+    while traceback is not None:
+        if traceback.tb_frame.f_code.co_filename.endswith("model.py"):
+            line = traceback.tb_lineno
+        traceback = traceback.tb_next
+    return line
+
+
+def describe_call(probe):
+    """attention(Q 3×4, K 5×4, V 5×6): a call with the sizes of its inputs, short enough for one line."""
+    def size(value):
+        if isinstance(value, list) and value and all(isinstance(r, list) for r in value):
+            return f"{len(value)}×{len(value[0])}"
+        if isinstance(value, list):
+            return "[" + ", ".join(f"{v:g}" if isinstance(v, float) else repr(v) for v in value[:5]) + \
+                (", …]" if len(value) > 5 else "]")
+        return repr(value)
+    parts = [size(a) for a in probe.args] + [f"{k}={'a mask' if k == 'mask' else size(v)}"
+                                             for k, v in probe.kwargs.items()]
+    return f"{probe.function}({', '.join(parts)})"

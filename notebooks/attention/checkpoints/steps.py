@@ -13,13 +13,19 @@ from .report import Check, Report
 
 
 def _failure(value):
-    return f"raised {type(value).__name__}: {value}" if isinstance(value, BaseException) else None
+    """For a call that raised: the exception, the line of model.py and the call; else None."""
+    if not isinstance(value, BaseException):
+        return None
+    line = getattr(value, "model_line", None)
+    where = f" at model.py line {line}" if line else ""
+    called = getattr(value, "called", None)
+    return f"raised {type(value).__name__}: {value}{where}" + (f", in {called}" if called else "")
 
 
 def answer_check(what, got, want, hint, names=("row", "column")):
     """A known-answer check: passes when got matches want to 1e-6, else shows where they part."""
     if _failure(got):
-        return Check(what, False, got=_failure(got), hint=hint)
+        return Check(what, False, got=_failure(got))   # a crash: its line and input, no unrelated hint
     found = first_difference(canonical(got), want)
     if found is None:
         return Check(what, True)
@@ -34,8 +40,10 @@ def answer_check(what, got, want, hint, names=("row", "column")):
 
 
 def property_check(what, holds, got=None, expected=None, hint=None):
+    """A property check; when the call crashed, the report shows the crash and no unrelated hint."""
+    crashed = isinstance(got, str) and got.startswith("raised ")
     return Check(what, bool(holds), got=None if holds else got, expected=None if holds else expected,
-                 hint=None if holds else hint)
+                 hint=None if holds or crashed else hint)
 
 
 def probe(name, probe_id):
@@ -113,11 +121,11 @@ def check_attention(model, fingerprints=None):
                        hint=HINTS["attention.pair"]),
         property_check("out is n_q × d_v (3 × 6) and weights n_q × n_k (3 × 5) for Q 3×4, K 5×4, V 5×6",
                        pair and shape(out) == (3, 6) and shape(weights) == (3, 5),
-                       got=f"out {shape(out)}, weights {shape(weights)}" if pair else None,
+                       got=f"out {shape(out)}, weights {shape(weights)}" if pair else _failure(got),
                        expected="out (3, 6), weights (3, 5)",
                        hint=HINTS["attention.shapes"]),
         property_check("each row of weights sums to 1", pair and rows_sum_to_one(weights),
-                       got=brief([sum(r) for r in weights]) if pair else None, expected="[1.0, 1.0, 1.0]",
+                       got=brief([sum(r) for r in weights]) if pair else _failure(got), expected="[1.0, 1.0, 1.0]",
                        hint=HINTS["attention.rows"]),
     ]
     for p in PROBES["attention"]:
@@ -161,7 +169,8 @@ def check_causal_mask(model, fingerprints=None):
                                      expected="0.0", hint=HINTS["mask.zeros"]))
         checks.append(property_check(f"with a {label} mask, each row of weights still sums to 1",
                                      ok and rows_sum_to_one(weights),
-                                     got=brief([sum(r) for r in weights]) if ok else None, expected="all 1.0",
+                                     got=brief([sum(r) for r in weights]) if ok else _failure(got),
+                                     expected="all 1.0",
                                      hint=HINTS["mask.rows"]))
         if ok:
             renormalised = [[w if keep else 0.0 for w, keep in zip(row, mrow)] for row, mrow in zip(plain[1], mask)]
@@ -247,10 +256,11 @@ def check_layer_norm(model, fingerprints=None):
     checks = [
         property_check("returns a vector as long as its input", ok, got=_failure(got) or str(shape(got)),
                        expected=f"({len(row.args[0])},)", hint=HINTS["ln.length"]),
-        property_check("the result has mean 0", ok and abs(mean) <= 1e-9, got=f"mean {mean}" if ok else None,
+        property_check("the result has mean 0", ok and abs(mean) <= 1e-9, got=f"mean {mean}" if ok else _failure(got),
                        expected="mean 0", hint=HINTS["ln.mean"]),
         property_check("the result has variance 1 (population variance, up to eps)",
-                       ok and abs(var - 1.0) <= 1e-4, got=f"variance {var}" if ok else None, expected="variance ≈ 1",
+                       ok and abs(var - 1.0) <= 1e-4, got=f"variance {var}" if ok else _failure(got),
+                       expected="variance ≈ 1",
                        hint=HINTS["ln.variance"]),
         answer_check("a constant vector gives zeros (no division by zero)", const, [0.0] * 4, names=("item",),
                      hint=HINTS["ln.constant"]),
