@@ -239,7 +239,8 @@ def clean_model(text):
             problems.append(f"model.py: the {name} section uses {bad[0]!r} (only math is allowed); "
                             "its checks score 0")
             continue
-        kept[name] = body
+        start = text.find(body.strip("\n"))      # pad, so errors report model.py's own line numbers
+        kept[name] = "\n" * text[:max(start, 0)].count("\n") + body.strip("\n") + "\n"
     header_source, dropped = clean_header(header)
     if dropped:
         problems.append(f"model.py: {len(dropped)} line(s) before the first step were ignored "
