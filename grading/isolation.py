@@ -5,18 +5,11 @@ judge's worker replaces those globals with oracles the judge answers with the re
 (grading/judge.py), so a wrong softmax costs only the softmax checkpoint. `underlay` does the same
 in one process, for the project's own tests of trusted code (alternatives, benchmarks).
 """
+from checkpoints.steps import USES
 from grading.reference import reference
 
 # What each checkpoint's functions call from earlier steps (the functions replaced underneath).
-UNDERLAY = {
-    "softmax": [],
-    "attention": ["softmax"],
-    "causal_mask": ["softmax"],
-    "multi_head": ["softmax", "attention"],
-    "pos_encoding": [],
-    "layer_norm": [],
-    "block": ["softmax", "attention", "multi_head", "layer_norm"],
-}
+UNDERLAY = USES
 
 
 def underlay(model, checkpoint):

@@ -80,3 +80,16 @@ def test_a_crash_is_reported_with_its_line_and_input_and_no_unrelated_hint(tmp_p
     from grading.judge import judge_folder   # the same through the judge's sandboxed worker
     verdicts, _ = judge_folder(str(tmp_path), ["step02-attention-checks"])
     assert f"at model.py line {line}, in attention(3×4, 5×4, 5×6)" in verdicts["step02-attention-checks"].text
+
+
+def test_a_failing_softmax_is_named_first_not_blamed_on_attention(tmp_path, monkeypatch, capsys):
+    """With a wrong softmax, the attention checkpoint says to fix step 1 first and names no attention mistake."""
+    from checkpoints import CheckpointFailed, check
+    from grading.mistakes import buggy_source
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "model.py").write_text(buggy_source("softmax.divide_by_max"))
+    with pytest.raises(CheckpointFailed):
+        check("attention")
+    out = capsys.readouterr().out
+    assert "first: your softmax fails its own checkpoint (step 1)" in out
+    assert "looks like" not in out

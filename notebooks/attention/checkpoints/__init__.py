@@ -14,7 +14,7 @@ import warnings
 from .artifacts import ARTIFACT_CHECKS, ARTIFACT_NEEDS, OUTPUTS
 from .modelfile import STEPS, ModelFileError, broken_message, cell_source, ensure_model, load_model, save_section
 from .progress import progress as _progress
-from .steps import CHECKS
+from .steps import CHECKS, USES
 
 __all__ = ["save", "check", "hint", "check_artifact", "hidden", "progress", "write_artifact", "show_source", "ensure_model", "ModelFileError", "STEPS"]
 
@@ -87,7 +87,19 @@ def _report(name):
             raise CheckpointFailed(broken_message(model, name))
         if not hasattr(model, name):
             raise CheckpointFailed(f"model.py has no {name} yet: run the cell with save({name})")
-        return CHECKS[name](model)
+        report = CHECKS[name](model)
+        if not report.passed:
+            report.prerequisite = failing_prerequisite(name, model)
+        return report
+
+
+def failing_prerequisite(name, model):
+    """A sentence naming the first earlier step that fails its own checkpoint (it would mislead here)."""
+    for earlier in USES[name]:
+        if hasattr(model, earlier) and not CHECKS[earlier](model).passed:
+            return (f"your {earlier} fails its own checkpoint (step {STEPS.index(earlier) + 1}); {name} uses it, "
+                    f"so fix step {STEPS.index(earlier) + 1} first: the failures below may all come from there")
+    return None
 
 
 def check(name):

@@ -39,6 +39,7 @@ class Report:
         self.picture = picture   # a pictures.Picture of the learner's own values, or None
         self.name = name         # the checkpoint's name, for hint(name)
         self.level = 0           # how many hint tiers beyond the first to show (hint() raises it)
+        self.prerequisite = None  # "your softmax fails its own checkpoint…": said first, before any ✗
 
     @property
     def passed(self):
@@ -55,6 +56,8 @@ class Report:
 
     def diagnosis_lines(self):
         if self.passed:
+            return []
+        if self.prerequisite:                    # a catalogue match here would blame the wrong step
             return []
         if not self.diagnosis:
             return [self.note or "no known mistake matches these outputs; start from the first ✗ above"]
@@ -74,7 +77,8 @@ class Report:
 
     def __repr__(self):
         body = [line for c in self.checks for line in c.lines(self.level)]
-        return "\n".join([self.summary()] + ["  " + b for b in body] + self.diagnosis_lines()
+        first = [f"first: {self.prerequisite}"] if self.prerequisite else []
+        return "\n".join([self.summary()] + first + ["  " + b for b in body] + self.diagnosis_lines()
                          + self.more_hints_line())
 
     def _repr_html_(self):
@@ -93,5 +97,6 @@ class Report:
                        for i, d in enumerate(self.diagnosis_lines() + self.more_hints_line()))
         return (f"<div style='border-left:4px solid {colour};padding:0.3em 0.8em'>"
                 f"<div style='color:{colour};font-weight:bold'>{html.escape(self.summary())}</div>"
+                + (f"<div><b>first:</b> {html.escape(self.prerequisite)}</div>" if self.prerequisite else "") +
                 f"<ul style='padding-left:0.4em;margin:0.3em 0'>{''.join(rows)}</ul>{diag}"
                 f"{self.picture._repr_html_() if self.picture else ''}</div>")

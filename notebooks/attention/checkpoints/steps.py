@@ -299,6 +299,10 @@ def check_block(model, fingerprints=None):
     return finish("transformer block", "block", model, checks, fp)
 
 
+# The earlier steps each checkpoint's function calls: a failure there shows up here too.
+USES = {"softmax": [], "attention": ["softmax"], "causal_mask": ["softmax"], "multi_head": ["softmax", "attention"],
+        "pos_encoding": [], "layer_norm": [], "block": ["softmax", "attention", "multi_head", "layer_norm"]}
+
 CHECKS = {"softmax": check_softmax, "attention": check_attention, "causal_mask": check_causal_mask,
           "multi_head": check_multi_head, "pos_encoding": check_pos_encoding, "layer_norm": check_layer_norm,
           "block": check_block}
