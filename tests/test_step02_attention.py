@@ -93,3 +93,15 @@ def test_a_failing_softmax_is_named_first_not_blamed_on_attention(tmp_path, monk
     out = capsys.readouterr().out
     assert "first: your softmax fails its own checkpoint (step 1)" in out
     assert "looks like" not in out
+
+
+def test_scale_artifact_says_when_attention_does_not_divide(tmp_path):
+    """With no √d_k division the two numbers are nearly equal, and the check says why."""
+    from checkpoints.artifacts import SCALE_FILE, check_scale, scale_experiment
+    from grading.mistakes import buggy_model
+    learner = buggy_model("attention.no_scaling")
+    scaled, unscaled = scale_experiment(learner.attention)
+    (tmp_path / SCALE_FILE).write_text(f"scaled: {scaled!r}\nunscaled: {unscaled!r}\n")
+    report = check_scale(learner, str(tmp_path))
+    assert not report.passed
+    assert "does not seem to divide the scores by √d_k" in repr(report)

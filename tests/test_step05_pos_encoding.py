@@ -45,3 +45,16 @@ def test_checkpoint_passes():
 def test_hidden_judge_passes():
     """The hidden positional-encoding judge finds no failing case when judging the reference."""
     assert_hidden_judge_passes("pos_encoding", model)
+
+
+def test_permutation_artifact_says_when_the_encoding_is_not_added(tmp_path):
+    """An encoding of zeros gives two tiny differences: the check says the encoding is not being added."""
+    from checkpoints.artifacts import PERM_FILE, check_perm, permutation_experiment
+    from grading.reference import load_source_module, reference_source
+    zeros = reference_source() + "\n\ndef pos_encoding(n, d):\n    return [[0.0] * d for _ in range(n)]\n"
+    learner = load_source_module(zeros, "zeros", "model.py")
+    without, with_pe = permutation_experiment(learner.attention, learner.pos_encoding)
+    (tmp_path / PERM_FILE).write_text(f"without_pe: {without!r}\nwith_pe: {with_pe!r}\nconclusion: none\n")
+    report = check_perm(learner, str(tmp_path))
+    assert not report.passed
+    assert "the encoding is not being added" in repr(report)

@@ -105,6 +105,12 @@ def check_scale(model, folder=OUTPUTS):
                             scaled is not None and unscaled is not None and unscaled > scaled,
                             got=f"scaled {scaled}, unscaled {unscaled}",
                             hint="dividing by √d_k keeps the scores small, so the weights spread out"))
+        checks.append(Check("the division makes a real difference (the largest weight drops by at least 0.1)",
+                            scaled is not None and unscaled is not None and unscaled - scaled >= 0.1,
+                            got=f"scaled {scaled}, unscaled {unscaled}",
+                            hint="the two numbers are nearly equal, so your attention does not seem to divide "
+                                 "the scores by √d_k: check it against step 2's formula, then re-run the "
+                                 "experiment"))
     return Report(f"artifact {SCALE_FILE}", checks)
 
 
@@ -128,9 +134,12 @@ def check_perm(model, folder=OUTPUTS):
         checks.append(Check("without positional encoding the output only moves with the rows (difference ≈ 0)",
                             without is not None and without <= 1e-9, got=str(without), expected="≤ 1e-9",
                             hint="without positions, attention cannot tell one order from another"))
+        both_tiny = without is not None and with_pe is not None and max(without, with_pe) <= 1e-3
         checks.append(Check("with positional encoding the order changes the output",
                             with_pe is not None and with_pe > 1e-3, got=str(with_pe), expected="> 0.001",
-                            hint="add pos_encoding(n, d) to the rows after permuting them"))
+                            hint="both differences are tiny, so the encoding is not being added to the rows "
+                                 "(or it is all zeros): the experiment adds pos_encoding(n, d) after permuting"
+                            if both_tiny else "add pos_encoding(n, d) to the rows after permuting them"))
     return Report(f"artifact {PERM_FILE}", checks)
 
 
