@@ -1,9 +1,10 @@
 """The sandbox every piece of learner code runs in while grading: bubblewrap plus resource limits.
 
 One command builds it (`wrap`). Inside:
-- the whole system read-only, with the course root, /tmp, /var/tmp and /dev/shm hidden (empty);
-  only the Python environment is bound back, read-only, so the gradebook, `grading/`, the
-  reference `model.py`, other submissions and the instructor's files are invisible;
+- only the system (/usr, /etc and the /bin, /lib links) and the Python environment exist, all
+  read-only; /tmp, /var/tmp and /dev/shm are private and empty. The course root, the gradebook,
+  `grading/`, the reference `model.py` (and any other copy of it on the machine), other
+  submissions and everyone's home folders do not exist;
 - write access to one folder at most (the kernel's own autograded folder, seen inside as
   /tmp/submission; the judge's worker gets none), a private /tmp, no network, its own pid/ipc/uts
   namespaces, a clean environment;
@@ -19,7 +20,6 @@ import shutil
 import subprocess
 import sys
 
-from grading.reference import ROOT
 
 UNSAFE_FLAG = "ATTENTION_UNSAFE_NO_SANDBOX"
 MEMORY_BYTES = 1 << 30            # 1 GiB of address space for the judge's worker
@@ -28,9 +28,9 @@ PROCESSES = 64                    # threads count too: an ipykernel runs about t
 CPU_SECONDS = 600
 FILE_BYTES = 64 << 20             # no single file larger than 64 MiB
 OPEN_FILES = 256
+SYSTEM = ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc"]
 SCRATCH = ["/tmp", "/var/tmp", "/dev/shm"]
 WORKDIR = "/tmp/submission"       # where the writable folder appears inside: no instructor path leaks
-HIDDEN = [ROOT] + SCRATCH
 SANDBOX_UID = 61000 + os.getpid() % 4000   # one uid per grading process: the process limit is per uid
 
 
@@ -79,31 +79,48 @@ def drop_to_sandbox_uid():
             "--inh-caps=-all", "--bounding-set=-all", "--"]
 
 
-def traversable_parents(folder, hidden):
-    """--dir arguments that recreate folder's parents inside a hidden tree as 0755 (bwrap makes 0700)."""
+def parents_to_create(folder, bound):
+    """--dir arguments for folder's parents that no bound tree provides, made 0755 (bwrap makes 0700)."""
     cmd, parts = [], folder.strip("/").split("/")
     for k in range(1, len(parts)):
         parent = "/" + "/".join(parts[:k])
-        if any(parent.startswith(h.rstrip("/") + "/") for h in hidden):
+        if not any(parent == b or parent.startswith(b.rstrip("/") + "/") for b in bound):
             cmd += ["--perms", "0755", "--dir", parent]
     return cmd
 
 
-def bwrap(writable=None, env=None, extra_binds=()):
-    """bubblewrap arguments: read-only system, hidden course root and home, at most one writable folder.
+def system_binds():
+    """The system, read-only: only these trees exist inside (merged-/usr symlinks recreated as links)."""
+    cmd, bound = [], []
+    for path in SYSTEM:
+        if os.path.islink(path):
+            cmd += ["--symlink", os.readlink(path), path]
+        elif os.path.isdir(path):
+            cmd += ["--ro-bind", path, path]
+            bound.append(path)
+    return cmd, bound
 
-    As root, bubblewrap sets up the mounts itself and setpriv then drops to the sandbox uid on the
-    host (a uid of our own, so the process limit counts only the sandbox). As another user,
-    bubblewrap makes a user namespace and needs no privilege at all.
+
+def bwrap(writable=None, env=None, extra_binds=()):
+    """bubblewrap arguments: only the system and the Python environment, read-only; one writable folder.
+
+    Nothing else of the machine exists inside: not the course root, not /home or /root, not /work,
+    /srv or /opt (unless the Python environment lives there), so no copy of the reference anywhere
+    on disk can be read. As root, bubblewrap sets up the mounts and setpriv then drops to the
+    sandbox uid on the host (a uid of our own, so the process limit counts only the sandbox). As
+    another user, bubblewrap makes a user namespace and needs no privilege at all.
     """
-    cmd = ["bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
-    hidden = HIDDEN + [os.path.expanduser("~")]
-    for folder in hidden:   # scratch folders stay writable for everyone, as on the host; the rest read-only
-        cmd += ["--perms", "1777" if folder in SCRATCH else "0755", "--tmpfs", folder]
+    cmd, bound = system_binds()
+    cmd = ["bwrap"] + cmd + ["--dev", "/dev", "--proc", "/proc"]
+    for folder in SCRATCH:   # private and empty, writable by anyone, as on the host
+        cmd += ["--perms", "1777", "--tmpfs", folder]
+    bound += SCRATCH
     for folder in python_home():
-        cmd += traversable_parents(folder, hidden) + ["--ro-bind", folder, folder]
+        cmd += parents_to_create(folder, bound) + ["--ro-bind", folder, folder]
+        bound.append(folder)
     for folder in extra_binds:
-        cmd += traversable_parents(folder, hidden) + ["--bind", folder, folder]
+        cmd += parents_to_create(folder, bound) + ["--bind", folder, folder]
+        bound.append(folder)
     if writable:
         cmd += ["--bind", writable, WORKDIR, "--chdir", WORKDIR]
     else:

@@ -25,17 +25,24 @@ def test_sandbox_works_on_this_machine():
     assert sandbox.problem() is None
 
 
-def test_course_root_home_and_tmp_are_hidden():
-    """The gradebook, grading/, the reference and the submissions are not there; /tmp is private and empty."""
+def test_course_root_home_and_tmp_are_hidden(tmp_path):
+    """The gradebook, grading/, the reference (any copy of it) and the submissions are not there."""
+    copy = tmp_path / "elsewhere" / "model.py"          # a second copy of the reference, outside the course
+    copy.parent.mkdir()
+    copy.write_text("secret")
+    paths = [os.path.join(ROOT, "model.py"), os.path.join(ROOT, "grading", "hidden.py"), str(copy),
+             os.path.join(ROOT, "gradebook.db"), os.path.expanduser("~/.bashrc"), "/srv", "/home", "/opt"]
     code, out = run_inside(f"""
         import os
-        print(repr((sorted(os.listdir({ROOT!r})), os.path.exists({os.path.join(ROOT, 'model.py')!r}),
-                    os.listdir('/tmp'), os.path.exists({os.path.join(ROOT, 'grading', 'hidden.py')!r}))))
+        print(repr(([p for p in {paths!r} if os.path.exists(p)], os.listdir('/tmp'), os.listdir('/'))))
     """)
     assert code == 0
-    visible, reference, tmp, hidden = eval(out)
-    assert not reference and not hidden and tmp == []
-    assert set(visible) <= {".venv"}       # only the Python environment is bound back
+    present, tmp, top = eval(out)
+    assert present == []
+    # /tmp holds at most the way to the Python environment (when it lives under /tmp), nothing else
+    assert set(tmp) <= {p.split("/")[2] for p in sandbox.python_home() if p.startswith("/tmp/")}
+    assert set(top) <= {"usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32", "etc", "dev", "proc", "tmp",
+                        "var"} | {p.split("/")[1] for p in sandbox.python_home()}
 
 
 def test_nothing_is_writable_but_the_given_folder(tmp_path):
