@@ -47,7 +47,7 @@ def configure(c):
     c.ExportApp.plugin_class = "nbgrader.plugins.CsvExportPlugin"
     c.CsvExportPlugin.to = EXPORT_CSV
     c.ClearSolutions.code_stub = {
-        "python": '# YOUR CODE HERE\nraise NotImplementedError("write this part, then run the save cell below it")'}
+        "python": "# YOUR CODE HERE\nraise NotImplementedError(\"replace this line with your code, then run the cell\")"}
 
 
 if "get_config" in globals():   # loaded by nbgrader (via nbgrader_config.py), not imported

@@ -86,3 +86,12 @@ def test_unsolved_workspace_fails_checkpoints_kindly(tmp_path, monkeypatch):
     assert names == {"NotImplementedError", "CheckpointFailed"}, names
     shown = "".join(o.get("data", {}).get("text/plain", "") for o in first if o.output_type == "display_data")
     assert "✗" in shown and "NotImplementedError" in shown
+
+
+def test_hidden_cells_say_one_line_and_do_not_echo_their_docstring(release_dir):
+    """In the student edition a hidden cell ends with hidden(name), which prints one line; not a bare docstring."""
+    for name in course.notebooks(release_dir):
+        for cell in nbformat.read(os.path.join(release_dir, name), 4).cells:
+            if cell.metadata.get("nbgrader", {}).get("grade_id", "").endswith("-hidden"):
+                code = [line for line in cell.source.splitlines() if line.strip() and not line.startswith("#")]
+                assert code[-1].startswith("hidden("), (name, cell.source)

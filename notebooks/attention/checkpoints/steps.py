@@ -207,10 +207,10 @@ def check_multi_head(model, fingerprints=None):
         property_check("d = 8, h = 3 raises ValueError", isinstance(bad_split, ValueError),
                        got=_failure(bad_split) or "no error", expected="ValueError",
                        hint=HINTS["heads.split"]),
-        property_check("changing head 2's features leaves head 1's output columns alone (h = 2)",
+        property_check("changing head 1's features (columns 4-7) leaves head 0's output columns 0-3 alone (h = 2)",
                        shape(moved) == (4, 8) and shape(got_two) == (4, 8)
                        and close([r[:4] for r in canonical(moved)], [r[:4] for r in canonical(got_two)]),
-                       got="head 1's columns changed", expected="columns 0-3 unchanged",
+                       got="head 0's columns changed", expected="columns 0-3 unchanged",
                        hint=HINTS["heads.independent"]),
     ]
     for p in PROBES["multi_head"]:
