@@ -24,7 +24,8 @@ LAB_FLAGS ?=
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)   # containers and CI machines run as root
 lab: $(BIN)/.installed
 	$(BIN)/python -m grading.course workspace $(WORKSPACE)
-	cd $(WORKSPACE) && $(CURDIR)/$(BIN)/jupyter lab $(ROOT_FLAG) $(LAB_FLAGS) 01-softmax.ipynb
+	cd $(WORKSPACE) && JUPYTER_CONFIG_DIR=$(CURDIR)/notebooks/lab-config \
+		$(CURDIR)/$(BIN)/jupyter lab $(ROOT_FLAG) $(LAB_FLAGS) 01-softmax.ipynb
 
 ## make test: everything (unit tests, catalogue, all eight master notebooks, nbgrader cycle, torch cross-check)
 test: $(BIN)/.installed $(BIN)/.torch

@@ -3,7 +3,7 @@
     show_attention(weights)            a heatmap: one row per query, one column per key
     show_heads([w0, w1, ...])          one heatmap per head, side by side
     show_encoding(pos_encoding(50, 16))  the positional-encoding pattern, -1 blue to +1 red
-    show_bars({"before": row, "after": layer_norm(row)})   vectors as bars
+    show_bars({"before": row, "after": layer_norm(row)})   vectors as bars, each on its own scale
     show_growth([8, 16, 32, 64])       how the score matrix grows with the sequence length
 
 Each returns a Picture: Jupyter shows it (image/svg+xml), a terminal shows a one-line summary,
@@ -105,11 +105,12 @@ def show_encoding(rows, title="positional encoding (rows: positions, columns: fe
 
 
 def show_bars(vectors, height=120):
-    """Named vectors as bar charts on one shared scale, zero line in the middle."""
-    top = max((abs(v) for vec in vectors.values() for v in vec), default=1.0) or 1.0
+    """Named vectors as bar charts, each on its own scale (its largest magnitude is in its label)."""
     parts, x = [], 10
     for name, vec in vectors.items():
-        parts.append(f"<text x='{x}' y='14' font-size='12'>{html.escape(name)}</text>")
+        top = max((abs(v) for v in vec), default=1.0) or 1.0
+        label = f"{name} (max |v| = {top:.3g})"
+        parts.append(f"<text x='{x}' y='14' font-size='12'>{html.escape(label)}</text>")
         mid = 22 + height / 2
         parts.append(f"<line x1='{x}' y1='{mid}' x2='{x + 18 * len(vec)}' y2='{mid}' stroke='#999'/>")
         for k, v in enumerate(vec):
@@ -117,7 +118,7 @@ def show_bars(vectors, height=120):
             y = mid - h if v >= 0 else mid
             parts.append(f"<rect x='{x + 18 * k + 2}' y='{y}' width='14' height='{h}' "
                          f"fill='{signed_colour(v / top)}'><title>{name}[{k}] = {v:.4g}</title></rect>")
-        x += 18 * len(vec) + 30
+        x += max(18 * len(vec), 6.5 * len(label)) + 30
     svg = (f"<svg xmlns='http://www.w3.org/2000/svg' width='{x}' height='{height + 30}' "
            f"font-family='sans-serif'>{''.join(parts)}</svg>")
     return Picture(svg, " | ".join(vectors))
