@@ -84,7 +84,7 @@ def parents_to_create(folder, bound):
     cmd, parts = [], folder.strip("/").split("/")
     for k in range(1, len(parts)):
         parent = "/" + "/".join(parts[:k])
-        if not any(parent == b or parent.startswith(b.rstrip("/") + "/") for b in bound):
+        if parent not in SCRATCH and not any(parent == b or parent.startswith(b.rstrip("/") + "/") for b in bound):
             cmd += ["--perms", "0755", "--dir", parent]
     return cmd
 
@@ -112,9 +112,8 @@ def bwrap(writable=None, env=None, extra_binds=()):
     """
     cmd, bound = system_binds()
     cmd = ["bwrap"] + cmd + ["--dev", "/dev", "--proc", "/proc"]
-    for folder in SCRATCH:   # private and empty, writable by anyone, as on the host
-        cmd += ["--perms", "1777", "--tmpfs", folder]
-    bound += SCRATCH
+    for folder in SCRATCH:   # private and empty, writable by anyone, as on the host (a folder bound
+        cmd += ["--perms", "1777", "--tmpfs", folder]   # under one gets its parents made 0755 below)
     for folder in python_home():
         cmd += parents_to_create(folder, bound) + ["--ro-bind", folder, folder]
         bound.append(folder)

@@ -122,3 +122,16 @@ def test_grading_refuses_without_bubblewrap(monkeypatch):
         sandbox.require()
     finally:
         sandbox.problem.cache_clear()
+
+
+def test_an_environment_under_tmp_still_works(tmp_path):
+    """A course cloned under /tmp (as CI does) has its venv under the sandbox's private /tmp: still reachable."""
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    probe = ("from grading import sandbox; import subprocess, sys; "
+             "print(sandbox.problem()); "
+             "print(subprocess.run(sandbox.wrap([sys.executable, '-I', '-S', '-c', "
+             "'import os; open(\"/tmp/w\", \"w\"); print(\"ok\")']), capture_output=True, text=True).stdout)")
+    done = subprocess.run([str(venv / "bin" / "python"), "-c", probe], capture_output=True, text=True,
+                          env=dict(os.environ, PYTHONPATH=ROOT), timeout=120)
+    assert done.stdout.split() == ["None", "ok"], done.stdout + done.stderr
