@@ -71,5 +71,5 @@ sandbox: $(BIN)/.installed
 	$(BIN)/python -c "from grading import sandbox; sandbox.require(); print('sandbox works here')"
 
 clean:
-	rm -rf release submitted autograded feedback judged gradebook.db grades.csv gradebook-export.csv \
+	rm -rf release submitted autograded feedback judged exchange gradebook.db grades.csv gradebook-export.csv \
 		intake.json .pytest_cache

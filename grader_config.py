@@ -34,6 +34,7 @@ def configure(c):
     c.CourseDirectory.source_directory = SOURCE_DIR
     c.CourseDirectory.db_url = "sqlite:///" + os.path.join(ROOT, "gradebook.db")
     c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback"]
+    c.Exchange.root = os.path.join(ROOT, "exchange")   # nbgrader's release/collect folder, inside the course
     c.Autograde.exclude_overwriting = {ASSIGNMENT: LEARNER_FILES}
     c.Autograde.pre_convert_hook = "grading.intake.nbgrader_hook"
     c.Autograde.sanitize_preprocessors = [nbp.ClearOutput, RepairCells, nbp.DeduplicateIds,

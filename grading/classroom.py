@@ -207,9 +207,19 @@ def demo_class():
         function, code = BUGGY[mistake]
         write_submission(student, replace={function: code}); made[student] = mistake
     write_submission("half-finished", steps=HALF_FINISHED_STEPS); made["half-finished"] = "steps 1-4 only"
+    name_students(made)
     for k, (student, what) in enumerate(made.items(), 1):
         print(f"[{k}/{len(made)}] submitted/{student}: {what}")
     return made
+
+
+def name_students(made):
+    """Give the demo students names in the gradebook, so the formgrader lists people, not 'None, None'."""
+    from nbgrader.api import Gradebook
+    with Gradebook(f"sqlite:///{os.path.join(ROOT, 'gradebook.db')}") as gb:
+        for student, what in made.items():
+            gb.update_or_create_student(student, first_name="Demo", last_name=student.replace("-", " ").title(),
+                                        email=f"{student}@example.org")
 
 
 def demo():

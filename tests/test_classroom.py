@@ -64,3 +64,11 @@ def test_feedback_shows_results_but_no_reference(table):
     import html
     leaked = [line for line in reference_body_lines() if html.escape(line) in text or line in text]
     assert leaked == []
+
+
+def test_demo_students_have_names_in_the_gradebook(table):
+    """The formgrader lists people: every demo student has a first and a last name."""
+    from nbgrader.api import Gradebook
+    with Gradebook(f"sqlite:///{os.path.join(ROOT, 'gradebook.db')}") as gb:
+        named = {s.id: (s.first_name, s.last_name) for s in gb.students}
+    assert all(named[student][0] and named[student][1] for student in table)
