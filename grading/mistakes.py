@@ -239,6 +239,214 @@ def block(X, h, mask=None):
     A = multi_head(N, N, N, h)
     return [[x + a for x, a in zip(xr, ar)] for xr, ar in zip(X, A)]
 '''),
+
+    "softmax.temperature": ("softmax", '''
+def softmax(xs):
+    top = max(xs)
+    exps = [math.exp((x - top) / 2) for x in xs]
+    return [e / sum(exps) for e in exps]
+'''),
+    "softmax.min_shift": ("softmax", '''
+def softmax(xs):
+    low = min(xs)
+    exps = [math.exp(x - low) for x in xs]
+    total = sum(exps)
+    return [e / total for e in exps]
+'''),
+    "softmax.normalise_scores": ("softmax", '''
+def softmax(xs):
+    total = sum(xs)
+    return [x / total for x in xs]
+'''),
+    "attention.scores_from_v": ("attention", '''
+def attention(Q, K, V, mask=None):
+    weights = [softmax([dot(q, v) / math.sqrt(len(K[0])) for v in V]) for q in Q]
+    out = [[sum(w * v[c] for w, v in zip(row, V)) for c in range(len(V[0]))] for row in weights]
+    return out, weights
+'''),
+    "attention.output_from_k": ("attention", '''
+def attention(Q, K, V, mask=None):
+    weights = [softmax([dot(q, k) / math.sqrt(len(K[0])) for k in K]) for q in Q]
+    out = [[sum(w * k[c] for w, k in zip(row, K)) for c in range(len(K[0]))] for row in weights]
+    return out, weights
+'''),
+    "mask.inverted": ("attention", '''
+def attention(Q, K, V, mask=None):
+    scores = [[dot(q, k) / math.sqrt(len(K[0])) for k in K] for q in Q]
+    if mask is not None:
+        scores = [[-math.inf if m else s for s, m in zip(row, mrow)] for row, mrow in zip(scores, mask)]
+    weights = [softmax(row) for row in scores]
+    out = [[sum(w * v[c] for w, v in zip(row, V)) for c in range(len(V[0]))] for row in weights]
+    return out, weights
+'''),
+    "mask.all_visible": ("causal_mask", '''
+def causal_mask(n):
+    return [[True] * n for _ in range(n)]
+'''),
+    "multi_head.reversed_heads": ("multi_head", '''
+def multi_head(Q, K, V, h, mask=None):
+    d = len(Q[0])
+    if d % h:
+        raise ValueError("d must be divisible by h")
+    w = d // h
+    heads = [attention([r[k:k + w] for r in Q], [r[k:k + w] for r in K], [r[k:k + w] for r in V], mask)[0]
+             for k in range(0, d, w)]
+    return [[x for head in reversed(heads) for x in head[i]] for i in range(len(Q))]
+'''),
+    "multi_head.heads_averaged_tiled": ("multi_head", '''
+def multi_head(Q, K, V, h, mask=None):
+    d = len(Q[0])
+    if d % h:
+        raise ValueError("d must be divisible by h")
+    w = d // h
+    heads = [attention([r[k:k + w] for r in Q], [r[k:k + w] for r in K], [r[k:k + w] for r in V], mask)[0]
+             for k in range(0, d, w)]
+    mean = [[sum(head[i][c] for head in heads) / h for c in range(w)] for i in range(len(Q))]
+    return [row * h for row in mean]
+'''),
+    "layer_norm.divide_by_variance": ("layer_norm", '''
+def layer_norm(row, eps=1e-5):
+    mean = sum(row) / len(row)
+    var = sum((x - mean) ** 2 for x in row) / len(row)
+    return [(x - mean) / (var + eps) for x in row]
+'''),
+    "layer_norm.eps_not_in_signature": ("layer_norm", '''
+def layer_norm(row):
+    mean = sum(row) / len(row)
+    var = sum((x - mean) ** 2 for x in row) / len(row)
+    return [(x - mean) / math.sqrt(var) for x in row]
+'''),
+    "block.no_layer_norm": ("block", '''
+def block(X, h, mask=None):
+    A = multi_head(X, X, X, h, mask)
+    return [[x + a for x, a in zip(xr, ar)] for xr, ar in zip(X, A)]
+'''),
+    "block.ignores_h": ("block", '''
+def block(X, h, mask=None):
+    N = [layer_norm(row) for row in X]
+    A = multi_head(N, N, N, 1, mask)
+    return [[x + a for x, a in zip(xr, ar)] for xr, ar in zip(X, A)]
+'''),
+}
+
+# Other spellings of the same mistakes: the same numbers, written as learners also write them
+# (loops instead of comprehensions, helpers inlined, another name for the same thing). The
+# catalogue must name every spelling.
+SPELLINGS = {
+    "softmax.temperature": [("softmax", '''
+def softmax(xs, temperature=2.0):
+    scaled = [x / temperature for x in xs]
+    top = max(scaled)
+    exps = [math.exp(x - top) for x in scaled]
+    total = sum(exps)
+    return [e / total for e in exps]
+''')],
+    "softmax.min_shift": [("softmax", '''
+def softmax(xs):
+    shift = sorted(xs)[0]
+    result, total = [], 0.0
+    for x in xs:
+        e = math.exp(x - shift)
+        result.append(e)
+        total += e
+    return [e / total for e in result]
+''')],
+    "softmax.normalise_scores": [("softmax", '''
+def softmax(xs):
+    out = []
+    for x in xs:
+        out.append(x / sum(xs))
+    return out
+''')],
+    "attention.scores_from_v": [("attention", '''
+def attention(Q, K, V, mask=None):
+    d_k = len(K[0])
+    weights = []
+    for q in Q:
+        weights.append(softmax([sum(a * b for a, b in zip(q, v)) / math.sqrt(d_k) for v in V]))
+    out = [[sum(weights[i][j] * V[j][c] for j in range(len(V))) for c in range(len(V[0]))] for i in range(len(Q))]
+    return out, weights
+''')],
+    "attention.output_from_k": [("attention", '''
+def attention(Q, K, V, mask=None):
+    scale = math.sqrt(len(K[0]))
+    weights = [softmax([dot(q, k) / scale for k in K]) for q in Q]
+    out = []
+    for row in weights:
+        out.append([sum(row[j] * K[j][c] for j in range(len(K))) for c in range(len(K[0]))])
+    return out, weights
+''')],
+    "mask.inverted": [("attention", '''
+def attention(Q, K, V, mask=None):
+    scale = math.sqrt(len(K[0]))
+    weights = []
+    for i, q in enumerate(Q):
+        scores = [dot(q, k) / scale for k in K]
+        if mask is not None:
+            scores = [s if not mask[i][j] else -math.inf for j, s in enumerate(scores)]
+        weights.append(softmax(scores))
+    out = [[sum(w * v[c] for w, v in zip(row, V)) for c in range(len(V[0]))] for row in weights]
+    return out, weights
+''')],
+    "mask.all_visible": [("causal_mask", '''
+def causal_mask(n):
+    return [[True for j in range(n)] for i in range(n)]
+''')],
+    "multi_head.reversed_heads": [("multi_head", '''
+def multi_head(Q, K, V, h, mask=None):
+    d = len(Q[0])
+    if d % h != 0:
+        raise ValueError(f"d = {d} is not divisible by h = {h}")
+    w = d // h
+    out = [[] for _ in Q]
+    for k in range(h):
+        head = attention([r[k * w:(k + 1) * w] for r in Q], [r[k * w:(k + 1) * w] for r in K],
+                         [r[k * w:(k + 1) * w] for r in V], mask)[0]
+        for i, row in enumerate(head):
+            out[i] = row + out[i]
+    return out
+''')],
+    "multi_head.heads_averaged_tiled": [("multi_head", '''
+def multi_head(Q, K, V, h, mask=None):
+    d = len(Q[0])
+    if d % h != 0:
+        raise ValueError("d must be divisible by h")
+    w = d // h
+    total = [[0.0] * w for _ in Q]
+    for k in range(h):
+        head = attention([r[k * w:(k + 1) * w] for r in Q], [r[k * w:(k + 1) * w] for r in K],
+                         [r[k * w:(k + 1) * w] for r in V], mask)[0]
+        total = [[t + x / h for t, x in zip(tr, hr)] for tr, hr in zip(total, head)]
+    return [[row[c % w] for c in range(d)] for row in total]
+''')],
+    "layer_norm.divide_by_variance": [("layer_norm", '''
+def layer_norm(row, eps=1e-5):
+    n = len(row)
+    mean = sum(row) / n
+    var = 0.0
+    for x in row:
+        var += (x - mean) ** 2 / n
+    return [(x - mean) / (var + eps) for x in row]
+''')],
+    "layer_norm.eps_not_in_signature": [("layer_norm", '''
+def layer_norm(row):
+    mean = sum(row) / len(row)
+    std = math.sqrt(sum((x - mean) * (x - mean) for x in row) / len(row))
+    return [(x - mean) / std for x in row]
+''')],
+    "block.no_layer_norm": [("block", '''
+def block(X, h, mask=None):
+    out = []
+    for xr, ar in zip(X, multi_head(X, X, X, h, mask)):
+        out.append([x + a for x, a in zip(xr, ar)])
+    return out
+''')],
+    "block.ignores_h": [("block", '''
+def block(X, h, mask=None):
+    N = [layer_norm(row) for row in X]
+    A = attention(N, N, N, mask)[0]
+    return [[x + a for x, a in zip(xr, ar)] for xr, ar in zip(X, A)]
+''')],
 }
 
 
@@ -252,14 +460,14 @@ def replace_function(source, function, new_code):
     raise KeyError(f"model source has no function {function!r}")
 
 
-def buggy_source(name, base=None):
-    """A whole model.py that carries exactly the named mistake."""
-    function, code = BUGGY[name]
+def buggy_source(name, base=None, spelling=0):
+    """A whole model.py that carries exactly the named mistake (spelling 0 is BUGGY's, 1… SPELLINGS')."""
+    function, code = ([BUGGY[name]] + SPELLINGS.get(name, []))[spelling]
     return replace_function(base if base is not None else reference_source(), function, code)
 
 
-def buggy_model(name):
-    return load_source_module(buggy_source(name), f"buggy_{name.replace('.', '_')}", f"<{name}>")
+def buggy_model(name, spelling=0):
+    return load_source_module(buggy_source(name, spelling=spelling), f"buggy_{name.replace('.', '_')}", f"<{name}>")
 
 
 def check_catalogue_complete():

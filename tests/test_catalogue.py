@@ -9,7 +9,7 @@ from grading import hidden
 from grading.fingerprints import build, render
 from grading.isolation import underlay
 from grading.judge import CELLS, judge_folder
-from grading.mistakes import BUGGY, buggy_model, buggy_source, check_catalogue_complete, replace_function
+from grading.mistakes import BUGGY, SPELLINGS, buggy_model, buggy_source, check_catalogue_complete, replace_function
 from grading.reference import load_source_module, reference, reference_source
 from tests.alternatives import ALTERNATIVES
 
@@ -95,3 +95,21 @@ def layer_norm(row, eps=1e-5):
     text = repr(report)
     assert not report.passed and not report.diagnosis
     assert "no known mistake matches" in text and "first difference: item 0" in text
+
+
+@pytest.mark.parametrize("name,spelling", [(n, k + 1) for n, more in sorted(SPELLINGS.items())
+                                           for k in range(len(more))])
+def test_other_spellings_are_named_too(name, spelling):
+    """A mistake written another way (loops, another helper, another name) is still named first."""
+    mistake = BY_NAME[name]
+    report = CHECKS[mistake.checkpoint](buggy_model(name, spelling))
+    assert not report.passed
+    assert report.diagnosis and report.diagnosis[0].name == name, [m.name for m in report.diagnosis or []]
+
+
+def test_a_mask_of_ones_and_zeros_is_accepted():
+    """causal_mask returning 1/0 integers works as a mask in Python, so the checkpoint accepts it."""
+    source = replace_function(reference_source(), "causal_mask",
+                              "def causal_mask(n):\n    return [[1 if i >= j else 0 for j in range(n)] for i in range(n)]\n")
+    report = CHECKS["causal_mask"](load_source_module(source, "int_mask", "model.py"))
+    assert report.passed, repr(report)

@@ -34,6 +34,7 @@ PROBES = {
         Probe("softmax.small", "softmax", [[0.5, -1.0, 2.0, 0.0]], {}),
         Probe("softmax.large", "softmax", [[1000.0, 1001.0, 1002.0]], {}),
         Probe("softmax.spread", "softmax", [[-3.0, 1.5, 0.25, 4.0, -0.5]], {}),
+        Probe("softmax.wide", "softmax", [[-800.0, 0.0, 800.0]], {}),   # shifting by the min overflows
     ],
     "attention": [
         Probe("attention.rect", "attention", _qkv(3, 5, 4, 6, seed=11), {}),
