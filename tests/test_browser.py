@@ -90,10 +90,10 @@ def screenshot(page, name):
 
 
 def test_a_correct_softmax_passes_its_checkpoint_with_a_picture(page):
-    """Type a softmax, run all: the checkpoint shows 'all 7 checks hold' and the page has a rendered SVG."""
+    """Type a softmax, run all: the checkpoint shows 'all 8 checks hold' and the page has a rendered SVG."""
     start = time.monotonic()
     type_and_run_all(page, SOFTMAX)
-    page.get_by_text("softmax: all 7 checks hold").first.wait_for(timeout=120_000)
+    page.get_by_text("softmax: all 8 checks hold").first.wait_for(timeout=120_000)
     assert page.locator(".jp-OutputArea svg rect").count() > 0
     assert page.locator(".lm-MenuBar-itemLabel", has_text="Nbgrader").count() == 0   # no instructor tools
     assert page.get_by_text("Create Assignment").count() == 0

@@ -50,3 +50,19 @@ def test_make_lab_serves_the_workspace(tmp_path):
         if lab.poll() is None:
             os.killpg(lab.pid, signal.SIGTERM)
             lab.wait(timeout=30)
+
+
+def test_a_notebook_runs_headless_from_the_workspace(tmp_path):
+    """README's headless command executes a solved notebook in the workspace and saves the checkpoint output."""
+    import nbformat
+    from grading import course
+    workspace = course.workspace(str(tmp_path / "ws"))
+    path = os.path.join(workspace, "01-softmax.ipynb")
+    nbformat.write(course.fill(nbformat.read(path, 4), course.solution_cells()), path)
+    done = subprocess.run([os.path.join(ROOT, ".venv", "bin", "jupyter"), "nbconvert", "--to", "notebook",
+                           "--execute", "--inplace", "01-softmax.ipynb"], cwd=workspace,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    outputs = json.dumps([c.get("outputs", []) for c in nbformat.read(path, 4).cells])
+    assert "softmax: all 8 checks hold" in outputs
+    assert "def softmax" in open(os.path.join(workspace, "model.py")).read()
