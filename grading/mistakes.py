@@ -333,6 +333,341 @@ def block(X, h, mask=None):
 # (loops instead of comprehensions, helpers inlined, another name for the same thing). The
 # catalogue must name every spelling.
 SPELLINGS = {
+    "softmax.no_max_shift": [("softmax", '''
+def softmax(xs):
+    total = 0.0
+    for x in xs:
+        total += math.exp(x)
+    return [math.exp(x) / total for x in xs]
+''')],
+    "softmax.divide_by_max": [("softmax", '''
+def softmax(xs):
+    top = max(xs)
+    exps = []
+    for x in xs:
+        exps.append(math.exp(x - top))
+    biggest = max(exps)
+    return [e / biggest for e in exps]
+''')],
+    "softmax.no_normalising": [("softmax", '''
+def softmax(xs):
+    out = []
+    for x in xs:
+        out.append(math.exp(x))
+    return out
+''')],
+    "softmax.wrong_axis": [("attention", '''
+def attention(Q, K, V, mask=None):
+    d_k = len(K[0])
+    scores = [[sum(a * b for a, b in zip(q, k)) / math.sqrt(d_k) for k in K] for q in Q]
+    columns = [softmax(list(col)) for col in zip(*scores)]
+    weights = [list(row) for row in zip(*columns)]
+    out = [[sum(weights[i][j] * V[j][c] for j in range(len(V))) for c in range(len(V[0]))] for i in range(len(Q))]
+    return out, weights
+''')],
+    "attention.no_scaling": [("attention", '''
+def attention(Q, K, V, mask=None):
+    weights = []
+    for i, q in enumerate(Q):
+        row = [sum(a * b for a, b in zip(q, k)) for k in K]
+        if mask is not None:
+            row = [-math.inf if not mask[i][j] else s for j, s in enumerate(row)]
+        weights.append(softmax(row))
+    out = [[sum(weights[i][j] * V[j][c] for j in range(len(V))) for c in range(len(V[0]))] for i in range(len(Q))]
+    return out, weights
+''')],
+    "attention.divide_by_d": [("attention", '''
+def attention(Q, K, V, mask=None):
+    d_k = len(K[0])
+    weights = []
+    for q in Q:
+        weights.append(softmax([dot(q, k) / d_k for k in K]))
+    out = [[sum(w * v[c] for w, v in zip(row, V)) for c in range(len(V[0]))] for row in weights]
+    return out, weights
+''')],
+    "attention.scale_by_n_keys": [("attention", '''
+def attention(Q, K, V, mask=None):
+    n_k = len(K)
+    scores = [[dot(q, k) / n_k ** 0.5 for k in K] for q in Q]
+    weights = [softmax(row) for row in scores]
+    out = [[sum(w * v[c] for w, v in zip(row, V)) for c in range(len(V[0]))] for row in weights]
+    return out, weights
+''')],
+    "attention.scale_after_softmax": [("attention", '''
+def attention(Q, K, V, mask=None):
+    scale = math.sqrt(len(K[0]))
+    weights = []
+    for q in Q:
+        row = softmax([dot(q, k) for k in K])
+        weights.append([w / scale for w in row])
+    out = [[sum(w * v[c] for w, v in zip(row, V)) for c in range(len(V[0]))] for row in weights]
+    return out, weights
+''')],
+    "attention.weights_transposed": [("attention", '''
+def attention(Q, K, V, mask=None):
+    scale = math.sqrt(len(K[0]))
+    rows = [softmax([dot(q, k) / scale for k in K]) for q in Q]
+    weights = [[rows[i][j] for i in range(len(Q))] for j in range(len(K))]
+    out = []
+    for i in range(len(Q)):
+        out.append([sum(weights[j][i] * V[j][c] for j in range(len(V))) for c in range(len(V[0]))])
+    return out, weights
+''')],
+    "attention.returns_out_only": [("attention", '''
+def attention(Q, K, V, mask=None):
+    scale = math.sqrt(len(K[0]))
+    out = []
+    for q in Q:
+        w = softmax([dot(q, k) / scale for k in K])
+        out.append([sum(w[j] * V[j][c] for j in range(len(V))) for c in range(len(V[0]))])
+    return out
+''')],
+    "attention.returns_pair_swapped": [("attention", '''
+def attention(Q, K, V, mask=None):
+    scale = math.sqrt(len(K[0]))
+    weights, out = [], []
+    for q in Q:
+        w = softmax([dot(q, k) / scale for k in K])
+        weights.append(w)
+        out.append([sum(w[j] * V[j][c] for j in range(len(V))) for c in range(len(V[0]))])
+    return (weights, out)
+''')],
+    "attention.v_transposed": [("attention", '''
+def attention(Q, K, V, mask=None):
+    scale = math.sqrt(len(K[0]))
+    weights = [softmax([dot(q, k) / scale for k in K]) for q in Q]
+    out = []
+    for row in weights:
+        out.append([sum(row[j] * V[c][j] for j in range(len(row))) for c in range(len(V[0]))])
+    return out, weights
+''')],
+    "mask.transposed": [("causal_mask", '''
+def causal_mask(n):
+    mask = []
+    for i in range(n):
+        mask.append([i <= j for j in range(n)])
+    return mask
+''')],
+    "mask.strict": [("causal_mask", '''
+def causal_mask(n):
+    mask = [[False] * n for _ in range(n)]
+    for i in range(n):
+        for j in range(i):
+            mask[i][j] = True
+    return mask
+''')],
+    "mask.multiply_after_softmax": [("attention", '''
+def attention(Q, K, V, mask=None):
+    scale = math.sqrt(len(K[0]))
+    weights = []
+    for i, q in enumerate(Q):
+        row = softmax([dot(q, k) / scale for k in K])
+        if mask is not None:
+            row = [w if mask[i][j] else 0.0 for j, w in enumerate(row)]
+        weights.append(row)
+    out = [[sum(w * v[c] for w, v in zip(row, V)) for c in range(len(V[0]))] for row in weights]
+    return out, weights
+''')],
+    "mask.softmax_twice": [("attention", '''
+def attention(Q, K, V, mask=None):
+    scale = math.sqrt(len(K[0]))
+    weights = []
+    for i, q in enumerate(Q):
+        row = softmax([dot(q, k) / scale for k in K])
+        if mask is not None:
+            row = softmax([w if mask[i][j] else 0.0 for j, w in enumerate(row)])
+        weights.append(row)
+    out = [[sum(w * v[c] for w, v in zip(row, V)) for c in range(len(V[0]))] for row in weights]
+    return out, weights
+''')],
+    "mask.zero_scores": [("attention", '''
+def attention(Q, K, V, mask=None):
+    scale = math.sqrt(len(K[0]))
+    weights = []
+    for i, q in enumerate(Q):
+        row = [dot(q, k) / scale for k in K]
+        if mask is not None:
+            for j in range(len(row)):
+                if not mask[i][j]:
+                    row[j] = 0
+        weights.append(softmax(row))
+    out = [[sum(w * v[c] for w, v in zip(row, V)) for c in range(len(V[0]))] for row in weights]
+    return out, weights
+''')],
+    "mask.ignored": [("attention", '''
+def attention(Q, K, V, mask=None):
+    scale = math.sqrt(len(K[0]))
+    weights = []
+    for q in Q:
+        weights.append(softmax([dot(q, k) / scale for k in K]))
+    out = [[sum(weights[i][j] * V[j][c] for j in range(len(V))) for c in range(len(V[0]))] for i in range(len(Q))]
+    return out, weights
+''')],
+    "multi_head.full_d_scaling": [("multi_head", '''
+def multi_head(Q, K, V, h, mask=None):
+    d = len(Q[0])
+    if d % h != 0:
+        raise ValueError("d must be divisible by h")
+    w = d // h
+    out = [[] for _ in Q]
+    for k in range(h):
+        q_k = [r[k * w:(k + 1) * w] for r in Q]
+        k_k = [r[k * w:(k + 1) * w] for r in K]
+        v_k = [r[k * w:(k + 1) * w] for r in V]
+        scores = [[dot(q, kk) / math.sqrt(d) for kk in k_k] for q in q_k]
+        if mask is not None:
+            scores = [[s if m else -math.inf for s, m in zip(row, mr)] for row, mr in zip(scores, mask)]
+        weights = [softmax(row) for row in scores]
+        for i, row in enumerate(weights):
+            out[i] += [sum(row[j] * v_k[j][c] for j in range(len(v_k))) for c in range(w)]
+    return out
+''')],
+    "multi_head.interleaved_split": [("multi_head", '''
+def multi_head(Q, K, V, h, mask=None):
+    if len(Q[0]) % h != 0:
+        raise ValueError("d must be divisible by h")
+    out = [[] for _ in Q]
+    for k in range(h):
+        pick = lambda M: [[r[c] for c in range(k, len(r), h)] for r in M]
+        head = attention(pick(Q), pick(K), pick(V), mask)[0]
+        for i, row in enumerate(head):
+            out[i].extend(row)
+    return out
+''')],
+    "multi_head.heads_summed": [("multi_head", '''
+def multi_head(Q, K, V, h, mask=None):
+    d = len(Q[0])
+    if d % h != 0:
+        raise ValueError("d must be divisible by h")
+    w = d // h
+    total = [[0.0] * w for _ in Q]
+    for k in range(h):
+        head = attention([r[k * w:(k + 1) * w] for r in Q], [r[k * w:(k + 1) * w] for r in K],
+                         [r[k * w:(k + 1) * w] for r in V], mask)[0]
+        total = [[t + x for t, x in zip(tr, hr)] for tr, hr in zip(total, head)]
+    return total
+''')],
+    "multi_head.heads_averaged": [("multi_head", '''
+def multi_head(Q, K, V, h, mask=None):
+    d = len(Q[0])
+    if d % h != 0:
+        raise ValueError("d must be divisible by h")
+    w = d // h
+    heads = []
+    for k in range(h):
+        heads.append(attention([r[k * w:(k + 1) * w] for r in Q], [r[k * w:(k + 1) * w] for r in K],
+                               [r[k * w:(k + 1) * w] for r in V], mask)[0])
+    return [[sum(col) / len(col) for col in zip(*rows)] for rows in zip(*heads)]
+''')],
+    "multi_head.mask_dropped": [("multi_head", '''
+def multi_head(Q, K, V, h, mask=None):
+    d = len(Q[0])
+    if d % h != 0:
+        raise ValueError("d must be divisible by h")
+    w = d // h
+    out = [[] for _ in Q]
+    for k in range(h):
+        s = slice(k * w, (k + 1) * w)
+        head, _ = attention([r[s] for r in Q], [r[s] for r in K], [r[s] for r in V])
+        for i in range(len(Q)):
+            out[i] += head[i]
+    return out
+''')],
+    "pos_encoding.out_of_range": [("pos_encoding", '''
+def pos_encoding(n, d):
+    pe = []
+    for p in range(n):
+        pe.append([p / 10000 ** (2 * (c // 2) / d) for c in range(d)])
+    return pe
+''')],
+    "pos_encoding.identical_rows": [("pos_encoding", '''
+def pos_encoding(n, d):
+    row = []
+    for c in range(d):
+        row.append(math.sin(c / d) if c % 2 == 0 else math.cos(c / d))
+    return [list(row) for _ in range(n)]
+''')],
+    "pos_encoding.transposed": [("pos_encoding", '''
+def pos_encoding(n, d):
+    pe = [[0.0] * n for _ in range(d)]
+    for p in range(n):
+        for c in range(d):
+            angle = p / 10000 ** (2 * (c // 2) / d)
+            pe[c][p] = math.sin(angle) if c % 2 == 0 else math.cos(angle)
+    return pe
+''')],
+    "layer_norm.unbiased_variance": [("layer_norm", '''
+def layer_norm(row, eps=1e-5):
+    n = len(row)
+    mean = sum(row) / n
+    sq = 0.0
+    for x in row:
+        sq += (x - mean) * (x - mean)
+    return [(x - mean) / math.sqrt(sq / (n - 1) + eps) for x in row]
+''')],
+    "layer_norm.eps_outside_sqrt": [("layer_norm", '''
+def layer_norm(row, eps=1e-5):
+    mean = sum(row) / len(row)
+    std = (sum((x - mean) ** 2 for x in row) / len(row)) ** 0.5
+    return [(x - mean) / (std + eps) for x in row]
+''')],
+    "layer_norm.no_mean_subtraction": [("layer_norm", '''
+def layer_norm(row, eps=1e-5):
+    n = len(row)
+    mean = sum(row) / n
+    var = sum(x * x for x in row) / n - mean * mean
+    return [x / math.sqrt(var + eps) for x in row]
+''')],
+    "layer_norm.no_eps": [("layer_norm", '''
+def layer_norm(row, eps=1e-5):
+    mean = sum(row) / len(row)
+    std = math.sqrt(sum((x - mean) ** 2 for x in row) / len(row))
+    return [(x - mean) / std for x in row]
+''')],
+    "layer_norm.across_positions": [("block", '''
+def block(X, h, mask=None):
+    n, d = len(X), len(X[0])
+    N = [[0.0] * d for _ in range(n)]
+    for c in range(d):
+        column = layer_norm([X[i][c] for i in range(n)])
+        for i in range(n):
+            N[i][c] = column[i]
+    A = multi_head(N, N, N, h, mask)
+    return [[X[i][c] + A[i][c] for c in range(d)] for i in range(n)]
+''')],
+    "block.post_ln": [("block", '''
+def block(X, h, mask=None):
+    A = multi_head(X, X, X, h, mask)
+    out = []
+    for xr, ar in zip(X, A):
+        out.append(layer_norm([x + a for x, a in zip(xr, ar)]))
+    return out
+''')],
+    "block.no_residual": [("block", '''
+def block(X, h, mask=None):
+    normed = []
+    for row in X:
+        normed.append(layer_norm(row))
+    out = multi_head(normed, normed, normed, h, mask)
+    return out
+''')],
+    "block.residual_on_normed": [("block", '''
+def block(X, h, mask=None):
+    N = [layer_norm(row) for row in X]
+    A = multi_head(N, N, N, h, mask)
+    out = []
+    for i in range(len(N)):
+        out.append([N[i][c] + A[i][c] for c in range(len(N[i]))])
+    return out
+''')],
+    "block.mask_ignored": [("block", '''
+def block(X, h, mask=None):
+    out = []
+    N = [layer_norm(row) for row in X]
+    for xr, ar in zip(X, multi_head(N, N, N, h)):
+        out.append([x + a for x, a in zip(xr, ar)])
+    return out
+''')],
     "softmax.temperature": [("softmax", '''
 def softmax(xs, temperature=2.0):
     scaled = [x / temperature for x in xs]

@@ -113,3 +113,9 @@ def test_a_mask_of_ones_and_zeros_is_accepted():
                               "def causal_mask(n):\n    return [[1 if i >= j else 0 for j in range(n)] for i in range(n)]\n")
     report = CHECKS["causal_mask"](load_source_module(source, "int_mask", "model.py"))
     assert report.passed, repr(report)
+
+
+def test_every_mistake_has_at_least_two_spellings():
+    """Each catalogued mistake is recognised in more than one way of writing it."""
+    assert set(SPELLINGS) == set(BUGGY)
+    assert all(len(more) >= 1 for more in SPELLINGS.values())
