@@ -167,3 +167,12 @@ def test_hidden_feedback_shows_no_inputs_seed_or_paths(tmp_path):
     from grading.hidden import SEED
     assert str(SEED) not in text and ROOT not in text and "Traceback" not in text
     assert "seeded cases fail" in verdicts["step01-softmax-hidden"].text
+
+
+def test_unsafe_grading_still_uses_the_json_boundary_and_says_so(tmp_path, monkeypatch):
+    """With ATTENTION_UNSAFE_NO_SANDBOX=1 the verdicts are the same, and every record says it was unsafe."""
+    from grading import sandbox
+    monkeypatch.setenv(sandbox.UNSAFE_FLAG, "1")
+    verdicts, problems = judge.judge_folder(submission(tmp_path, WRONG_SOFTMAX))
+    assert failed(verdicts) == SOFTMAX_CELLS | {"step02-scale-artifact", "step05-perm-artifact"}
+    assert any("WITHOUT the sandbox" in p for p in problems)
