@@ -109,8 +109,8 @@ def check_scale(model, folder=OUTPUTS):
                             scaled is not None and unscaled is not None and unscaled - scaled >= 0.1,
                             got=f"scaled {scaled}, unscaled {unscaled}",
                             hint="the two numbers are nearly equal, so your attention does not seem to divide "
-                                 "the scores by √d_k: check it against step 2's formula, then re-run the "
-                                 "experiment"))
+                                 "the scores by √d_k (or your softmax's largest weight is always 1): check "
+                                 "both against their formulas, then re-run the experiment"))
     return Report(f"artifact {SCALE_FILE}", checks)
 
 
