@@ -37,9 +37,9 @@ def configure(c):
     c.Exchange.root = os.path.join(ROOT, "exchange")   # nbgrader's release/collect folder, inside the course
     c.Autograde.exclude_overwriting = {ASSIGNMENT: LEARNER_FILES}
     c.Autograde.pre_convert_hook = "grading.intake.nbgrader_hook"
+    # RepairCells: stray or duplicated grading metadata made ordinary, deleted graded cells put back
     c.Autograde.sanitize_preprocessors = [nbp.ClearOutput, RepairCells, nbp.DeduplicateIds,
                                           nbp.OverwriteKernelspec, nbp.OverwriteCells, nbp.CheckCellMetadata]
-    c.OverwriteCells.add_missing_cells = True   # a deleted graded cell comes back, judged like the others
     c.Autograde.autograde_preprocessors = [SandboxedExecute, nbp.IgnorePattern, ClearMetadataPreprocessor,
                                            nbp.LimitOutput, JudgeCells, nbp.SaveAutoGrades,
                                            nbp.AssignLatePenalties, nbp.CheckCellMetadata]

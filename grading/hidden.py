@@ -145,3 +145,32 @@ def judge(checkpoint, model):
         if not isinstance(err, ValueError):
             failures.append("d % h != 0 did not raise ValueError")
     return total, failures
+
+
+def freshen(probe, rng):
+    """The same kind of call on new inputs: floats moved by a*x + b (seeded per probe), lengths grown.
+
+    Shapes, masks and head counts stay, so every property the visible check states still applies;
+    the expected answers come from the reference.
+    """
+    a, b = rng.uniform(0.8, 1.25), rng.uniform(-1.0, 1.0)
+
+    def move(value):
+        if isinstance(value, bool):
+            return value
+        if isinstance(value, float):
+            return a * value + b
+        if isinstance(value, list):
+            return [move(v) for v in value]
+        return value
+    args = [move(v) for v in probe.args]
+    if probe.function in ("causal_mask", "pos_encoding"):      # the first argument is a length
+        args[0] += rng.randint(1, 3)
+    return probe._replace(args=args, kwargs={k: move(v) for k, v in probe.kwargs.items()})
+
+
+def fresh_probes(checkpoint):
+    """{checkpoint: [probes]}: the visible probes, with this checkpoint's on fresh seeded inputs."""
+    from checkpoints.probes import PROBES
+    rng = random.Random(f"{SEED}:fresh:{checkpoint}")
+    return {**PROBES, checkpoint: [freshen(p, rng) for p in PROBES[checkpoint]]}

@@ -10,6 +10,7 @@ learner code.
     python -m grading.judge submitted/<student>/attention   # print every graded cell's verdict
 """
 import builtins
+import contextlib
 import hashlib
 import json
 import os
@@ -25,6 +26,7 @@ from checkpoints.catalogue import BY_NAME
 from checkpoints.diagnose import diagnose, probe_signatures
 from checkpoints.modelfile import STEPS, foreign_imports, read_sections, step_number
 from checkpoints.report import Check, Report
+from checkpoints import diagnose as diagnose_module, steps
 from checkpoints.steps import CHECKS
 from grading import hidden, sandbox
 from grading.isolation import UNDERLAY
@@ -314,11 +316,37 @@ def hidden_verdict(grade_id, checkpoint, model):
 
 
 def visible_verdict(grade_id, checkpoint, model):
-    def work():
-        return CHECKS[checkpoint](model)
-    report = safely(checkpoint, work)
+    """The learner's own checkpoint; when it holds, the same checks again on fresh inputs of the same kind.
+
+    The notebook's inputs are public, so answers hard-coded for them must not earn the points: the
+    second run uses seeded inputs the learner never saw, with the reference's answers.
+    """
+    report = safely(checkpoint, lambda: CHECKS[checkpoint](model))
+    if report.passed:
+        fresh = safely(checkpoint, lambda: checks_on_fresh_inputs(checkpoint, model))
+        if not fresh.passed:
+            fresh.note = ("your function gives the expected answers on the notebook's own inputs, but not "
+                          "on fresh inputs of the same kind (shown above)")
+            report = fresh
     names = [m.name for m in report.diagnosis or []] if not report.passed else []
     return report_verdict(grade_id, report, {"diagnosis": names})
+
+
+@contextlib.contextmanager
+def probes_replaced(probes):
+    """The visible checks, for a moment, on other probes (only ever in the judge's own process)."""
+    saved = steps.PROBES, diagnose_module.PROBES
+    steps.PROBES = diagnose_module.PROBES = probes
+    try:
+        yield
+    finally:
+        steps.PROBES, diagnose_module.PROBES = saved
+
+
+def checks_on_fresh_inputs(checkpoint, model):
+    with probes_replaced(hidden.fresh_probes(checkpoint)):
+        answers = {checkpoint: {"correct": probe_signatures(checkpoint, reference()), "mistakes": {}}}
+        return CHECKS[checkpoint](model, fingerprints=answers)
 
 
 def artifact_verdict(grade_id, filename, model, outputs):

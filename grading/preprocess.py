@@ -50,7 +50,7 @@ class RepairCells(NbGraderPreprocessor):
         source = nbformat.read(os.path.join(ROOT, SOURCE_DIR, ASSIGNMENT, name + ".ipynb"), as_version=4)
         known = {c.metadata.nbgrader["grade_id"]: c for c in source.cells if "nbgrader" in c.metadata}
         seen = set()
-        for cell in nb.cells:
+        for cell in list(nb.cells):
             meta = cell.metadata.get("nbgrader")
             if meta is None:
                 continue
@@ -60,11 +60,38 @@ class RepairCells(NbGraderPreprocessor):
                 cell.metadata["nbgrader"] = json.loads(json.dumps(known[grade_id].metadata["nbgrader"]))
                 continue
             del cell.metadata["nbgrader"]
-            why = "a second copy of" if grade_id in seen else "an unknown grading id" if grade_id else "no id for"
+            why = ("a second copy of" if grade_id in seen else f"the wrong cell type ({cell.cell_type}) for"
+                   if grade_id in known else "an unknown grading id" if grade_id else "no id for")
             add_problem(resources, f"{name}: a cell with {why} {grade_id or 'its grading metadata'!s} "
                                    "was graded as an ordinary cell")
+        restore_missing(nb, source, seen, resources)
         remember_problems(resources)
         return nb, resources
+
+
+def restore_missing(nb, source, present, resources):
+    """Put back every graded or locked cell of the source that the submission lacks, after its neighbour.
+
+    (nbgrader's own add_missing_cells fails when the cell before a missing one is locked but not
+    graded, and then drops the whole submission.)
+    """
+    name = resources["nbgrader"]["notebook"]
+    position = {c.metadata.get("nbgrader", {}).get("grade_id"): k for k, c in enumerate(nb.cells)}
+    placed = 0
+    for k, cell in enumerate(source.cells):
+        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
+        if grade_id is None or grade_id in present:
+            continue
+        before = [c.metadata.get("nbgrader", {}).get("grade_id") for c in source.cells[:k]]
+        anchor = next((position[g] for g in reversed(before) if g in position), None)
+        at = len(nb.cells) if anchor is None else anchor + 1
+        nb.cells.insert(at, nbformat.from_dict(json.loads(json.dumps(cell))))
+        position = {c.metadata.get("nbgrader", {}).get("grade_id"): i for i, c in enumerate(nb.cells)}
+        placed += 1
+        if cell.metadata["nbgrader"].get("grade"):
+            add_problem(resources, f"{name}: the graded cell {grade_id} was missing; it was put back "
+                                   "(its score comes from the judge, like every other)")
+    return placed
 
 
 def remember_problems(resources):

@@ -176,3 +176,34 @@ def test_unsafe_grading_still_uses_the_json_boundary_and_says_so(tmp_path, monke
     verdicts, problems = judge.judge_folder(submission(tmp_path, WRONG_SOFTMAX))
     assert failed(verdicts) == SOFTMAX_CELLS | {"step02-scale-artifact", "step05-perm-artifact"}
     assert any("WITHOUT the sandbox" in p for p in problems)
+
+
+@pytest.mark.parametrize("checkpoint", sorted(judge.CHECKS))
+def test_fresh_inputs_keep_every_property_for_correct_code(checkpoint):
+    """The visible checks on fresh inputs hold for the reference and every correct alternative."""
+    from grading.isolation import underlay
+    from grading.reference import load_source_module, reference
+    from tests.alternatives import ALTERNATIVES
+    models = [reference()] + [load_source_module(replace_function(reference_source(), fn, code), "alt", "model.py")
+                              for fn, code in ALTERNATIVES.values()]
+    for model in models:
+        report = judge.checks_on_fresh_inputs(checkpoint, underlay(model, checkpoint))
+        assert report.passed, repr(report)
+
+
+def test_fresh_inputs_differ_from_the_notebooks(tmp_path):
+    """Answers hard-coded for the notebook's softmax inputs pass the learner's checkpoint but not the judge's."""
+    from checkpoints.diagnose import load_fingerprints
+    from checkpoints.probes import PROBES
+    correct = load_fingerprints()["softmax"]["correct"]
+    known = {tuple(p.args[0]): correct[p.id] for p in PROBES["softmax"]}
+    known[tuple(x + 100.0 for x in PROBES["softmax"][0].args[0])] = correct[PROBES["softmax"][0].id]
+    code = ("KNOWN = " + repr(known) + "\n\n\ndef softmax(xs):\n    if tuple(xs) in KNOWN:\n"
+            "        return list(KNOWN[tuple(xs)])\n    return [1.0] + [0.0] * (len(xs) - 1)\n")
+    model = replace_function(reference_source(), "softmax", code)
+    from checkpoints.steps import CHECKS
+    from grading.reference import load_source_module
+    assert CHECKS["softmax"](load_source_module(model, "hard_coded", "model.py")).passed   # fools the notebook
+    verdicts, _ = judge.judge_folder(submission(tmp_path, model, outputs=False), ["step01-softmax-checks"])
+    assert not verdicts["step01-softmax-checks"].passed
+    assert "fresh inputs of the same kind" in verdicts["step01-softmax-checks"].text
