@@ -12,6 +12,14 @@ $(BIN)/.installed: requirements.txt requirements-dev.txt
 	$(BIN)/pip install --quiet --disable-pip-version-check -r requirements-dev.txt
 	touch $@
 
+# MathJax for feedback pages that render their maths offline (grading/feedback.py); needs npm.
+MATHJAX_VERSION := 2.7.9
+$(VENV)/mathjax/MathJax.js: | $(BIN)/.installed
+	@if command -v npm >/dev/null; then \
+		cd $(VENV) && npm pack --silent mathjax@$(MATHJAX_VERSION) >/dev/null && rm -rf mathjax package \
+		&& tar xzf mathjax-$(MATHJAX_VERSION).tgz && mv package mathjax && rm mathjax-$(MATHJAX_VERSION).tgz; \
+	else echo "npm not found: feedback pages will load MathJax from the web"; fi
+
 $(BIN)/.torch: $(BIN)/.installed requirements-torch.txt
 	$(BIN)/pip install --quiet --disable-pip-version-check -r requirements-torch.txt
 	touch $@
@@ -28,7 +36,7 @@ lab: $(BIN)/.installed
 		$(CURDIR)/$(BIN)/jupyter lab $(ROOT_FLAG) $(LAB_FLAGS) 01-softmax.ipynb
 
 ## make test: everything (unit tests, catalogue, all eight master notebooks, nbgrader cycle, torch cross-check)
-test: $(BIN)/.installed $(BIN)/.torch
+test: $(BIN)/.installed $(BIN)/.torch $(VENV)/mathjax/MathJax.js
 	$(BIN)/python -m pytest
 
 ## make test-fast: skip the tests that start kernels or nbgrader
@@ -44,14 +52,14 @@ release: $(BIN)/.installed
 autograde: $(BIN)/.installed
 	$(if $(filter 1,$(UNSAFE)),ATTENTION_UNSAFE_NO_SANDBOX=1) $(BIN)/python -m grading.classroom autograde
 
-feedback: $(BIN)/.installed
+feedback: $(BIN)/.installed $(VENV)/mathjax/MathJax.js
 	$(BIN)/python -m grading.classroom feedback
 
 grades: $(BIN)/.installed
 	$(BIN)/python -m grading.classroom grades
 
 ## make demo: release, a simulated class (correct, empty, six classic mistakes, half-finished), grade, table
-demo: $(BIN)/.installed
+demo: $(BIN)/.installed $(VENV)/mathjax/MathJax.js
 	$(if $(filter 1,$(UNSAFE)),ATTENTION_UNSAFE_NO_SANDBOX=1) $(BIN)/python -m grading.classroom demo
 
 ## make reference: re-run the master notebooks and refresh model.py and outputs/

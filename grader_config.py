@@ -45,6 +45,9 @@ def configure(c):
                                            nbp.AssignLatePenalties, nbp.CheckCellMetadata]
     c.Execute.timeout = 30                 # seconds per cell; an infinite loop costs only its own cell
     c.Execute.interrupt_on_timeout = True
+    # Feedback pages render their maths offline: grading/feedback.py puts a copy of MathJax beside them
+    # and points the pages at it.
+    c.GenerateFeedback.post_convert_hook = "grading.feedback.nbgrader_hook"
     c.ExportApp.plugin_class = "nbgrader.plugins.CsvExportPlugin"
     c.CsvExportPlugin.to = EXPORT_CSV
     c.ClearSolutions.code_stub = {

@@ -87,3 +87,28 @@ def test_formgrader_lists_the_assignment(graded):
     finally:
         os.killpg(server.pid, signal.SIGTERM)
         server.wait(timeout=30)
+
+
+def test_feedback_renders_its_maths_offline(graded):
+    """The feedback pages load MathJax from a copy beside them, not from the web."""
+    folder = os.path.join(ROOT, "feedback", STUDENT, "attention")
+    page = open(os.path.join(folder, "06-layer-norm.html"), encoding="utf-8").read()
+    assert 'src="mathjax/MathJax.js?config=TeX-AMS_CHTML-full,Safe"' in page
+    assert "cdnjs.cloudflare.com/ajax/libs/mathjax" not in page
+    assert os.path.exists(os.path.join(folder, "mathjax", "MathJax.js"))
+    assert os.path.exists(os.path.join(folder, "mathjax", "config", "TeX-AMS_CHTML-full.js"))
+
+
+def test_feedback_maths_renders_in_a_browser_without_network(graded):
+    """Opened from disk in chromium with every host name unresolvable, the formulas are typeset."""
+    from playwright.sync_api import sync_playwright
+    from tests.test_browser import CHROMIUM, CHROMIUM_FLAGS
+    page_path = os.path.join(ROOT, "feedback", STUDENT, "attention", "06-layer-norm.html")
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM,
+                                    args=CHROMIUM_FLAGS + ["--host-resolver-rules=MAP * ~NOTFOUND"])
+        page = browser.new_page()
+        page.goto("file://" + page_path)
+        page.wait_for_selector(".mjx-chtml", timeout=60_000)    # MathJax's typeset output
+        assert page.locator(".mjx-chtml").count() > 5
+        browser.close()

@@ -1,0 +1,57 @@
+"""Feedback pages that render their maths offline: a small copy of MathJax beside each student's pages.
+
+nbconvert's HTML loads MathJax from a CDN, so feedback opened without a network shows raw `$$…$$`.
+`make mathjax` (part of the environment set-up) unpacks MathJax 2.7.9 from the npm registry into
+.venv/mathjax; after nbgrader writes a student's pages, this hook copies the files they need (about
+1.4 MB) into feedback/<student>/attention/mathjax/ and points the pages' MathJax script at that copy.
+"""
+import glob
+import os
+import re
+import shutil
+
+from grader_config import ASSIGNMENT
+from grading.reference import ROOT
+
+MATHJAX = os.path.join(ROOT, ".venv", "mathjax")
+URL = "mathjax/MathJax.js?config=TeX-AMS_CHTML-full,Safe"
+CDN = re.compile(r'src="https://cdnjs\.cloudflare\.com/ajax/libs/mathjax/[^"?]+\?config=([^"]+)"')
+# What TeX-AMS_CHTML-full needs at run time (the rest of the package is other fonts and outputs).
+NEEDED = ["MathJax.js", "config/TeX-AMS_CHTML-full.js", "extensions/Safe.js", "jax/output/CommonHTML",
+          "fonts/HTML-CSS/TeX/woff", "jax/element/mml/optable", "jax/input/TeX", "extensions/TeX"]
+
+
+def copy_mathjax(dest):
+    """Copy the MathJax files the pages need into dest/mathjax (nothing if MathJax was not set up)."""
+    if not os.path.isdir(MATHJAX):
+        return False
+    for rel in NEEDED:
+        source, target = os.path.join(MATHJAX, rel), os.path.join(dest, "mathjax", rel)
+        if not os.path.exists(source):
+            continue
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        if os.path.isdir(source):
+            shutil.copytree(source, target, dirs_exist_ok=True)
+        else:
+            shutil.copy(source, target)
+    return True
+
+
+def point_pages_at_copy(folder):
+    """Rewrite each page's MathJax script from the CDN to the copy beside it."""
+    for page in glob.glob(os.path.join(folder, "*.html")):
+        with open(page, encoding="utf-8") as f:
+            text = f.read()
+        local = CDN.sub(lambda m: f'src="mathjax/MathJax.js?config={m.group(1)}"', text)
+        if local != text:
+            with open(page, "w", encoding="utf-8") as f:
+                f.write(local)
+
+
+def nbgrader_hook(assignment, student, notebooks):
+    """GenerateFeedback.post_convert_hook: MathJax beside the pages just written for one student."""
+    if notebooks:
+        student_id = os.path.basename(os.path.dirname(os.path.dirname(os.path.abspath(notebooks[0]))))
+        folder = os.path.join(ROOT, "feedback", student_id, ASSIGNMENT)
+        if copy_mathjax(folder):
+            point_pages_at_copy(folder)
