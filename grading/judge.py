@@ -114,7 +114,7 @@ class Worker:
         line, self.buffer = self.buffer.split(b"\n", 1)
         try:
             message = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):   # not JSON, or nested deep enough to exhaust the parser
             self.fail("your code wrote something that is not a result into the grading channel")
         if not isinstance(message, dict):
             self.fail("your code wrote something that is not a result into the grading channel")

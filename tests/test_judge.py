@@ -207,3 +207,17 @@ def test_fresh_inputs_differ_from_the_notebooks(tmp_path):
     verdicts, _ = judge.judge_folder(submission(tmp_path, model, outputs=False), ["step01-softmax-checks"])
     assert not verdicts["step01-softmax-checks"].passed
     assert "fresh inputs of the same kind" in verdicts["step01-softmax-checks"].text
+
+
+def test_a_worker_that_answers_with_absurdly_deep_nesting_fails_only_its_own_cells(tmp_path):
+    """Learner code writing a deeply nested reply straight into the channel costs its checks, nothing more."""
+    flood = '''
+def softmax(xs):
+    os = getattr(len.__self__, "__imp" + "ort__")("os")    # an import the source check cannot see
+    os.write(4, b"[" * 200000 + b"]" * 200000 + b"\\n")   # fd 4: the worker's reply channel
+    return [1.0]
+'''
+    verdicts, _ = judge.judge_folder(submission(tmp_path, replace_function(reference_source(), "softmax", flood)))
+    assert SOFTMAX_CELLS <= failed(verdicts)
+    assert "not a result" in verdicts["step01-softmax-checks"].text
+    assert "step06-layer-norm-hidden" not in failed(verdicts)
