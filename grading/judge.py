@@ -9,6 +9,7 @@ learner code.
 
     python -m grading.judge submitted/<student>/attention   # print every graded cell's verdict
 """
+import ast
 import builtins
 import contextlib
 import hashlib
@@ -252,7 +253,6 @@ def clean_model(text):
 
 def clean_header(header):
     """The header's statements minus any that import beyond math (or do not parse)."""
-    import ast
     try:
         tree = ast.parse(header)
     except SyntaxError:

@@ -21,9 +21,9 @@ from nbgrader.preprocessors import Execute, NbGraderPreprocessor
 
 from grader_config import ASSIGNMENT, SOURCE_DIR
 from grading import judge, sandbox
+from grading.intake import JUDGED, remove_links
 from grading.reference import ROOT
 
-JUDGED = os.path.join(ROOT, "judged")       # the judge's records, one file per student and notebook
 SUBMITTED = os.path.join(ROOT, "submitted")
 
 
@@ -158,6 +158,10 @@ class SandboxedExecute(Execute):
             if sandbox.as_root() and not sandbox.unsafe():
                 sandbox.chown_tree(self._writable, *owner)
             shutil.rmtree(self._runtime, ignore_errors=True)
+            # A link the kernel made would make generate_feedback copy whatever it points at (say the
+            # instructor's grading/hidden.py) into the learner's feedback folder.
+            for problem in remove_links(self._writable):
+                add_problem(resources, f"{resources['nbgrader']['notebook']}: while it ran, {problem}")
 
 
 # ── judge ──

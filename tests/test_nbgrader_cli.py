@@ -112,3 +112,27 @@ def test_feedback_maths_renders_in_a_browser_without_network(graded):
         page.wait_for_selector(".mjx-chtml", timeout=60_000)    # MathJax's typeset output
         assert page.locator(".mjx-chtml").count() > 5
         browser.close()
+
+
+def test_a_link_made_by_the_kernel_never_reaches_the_feedback():
+    """A cell that links a file of the instructor's into its folder: the link is removed before feedback."""
+    import nbformat
+    student = "cli-linker"
+    folder = classroom.write_submission(student)
+    path = os.path.join(folder, "01-softmax.ipynb")
+    book = nbformat.read(path, 4)
+    book.cells.insert(2, nbformat.v4.new_code_cell(
+        f"import os\nos.symlink({os.path.join(ROOT, 'grading', 'hidden.py')!r}, 'leak.txt')"))
+    nbformat.write(book, path)
+    try:
+        nbgrader("autograde", "attention", "--student", student, "--force")
+        nbgrader("generate_feedback", "attention", "--student", student, "--force")
+        from grading.hidden import SEED
+        for here, _, files in os.walk(os.path.join(ROOT, "feedback", student)):
+            assert "leak.txt" not in files
+            for name in files:
+                if not name.endswith((".js", ".woff")):
+                    assert str(SEED) not in open(os.path.join(here, name), encoding="utf-8", errors="replace").read()
+        assert any("leak.txt was a link" in p for p in classroom.problems_of(student))
+    finally:
+        shutil.rmtree(os.path.join(classroom.SUBMITTED, student), ignore_errors=True)
