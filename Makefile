@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 export PYTHONPATH := $(CURDIR)
 
-.PHONY: lab test test-fast release autograde feedback grades demo reference fingerprints bench sandbox clean
+.PHONY: lab lint format test test-fast release autograde feedback grades demo reference fingerprints bench sandbox clean
 
 $(BIN)/.installed: requirements.txt requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
@@ -38,6 +38,16 @@ lab: $(BIN)/.installed
 ## make test: everything (unit tests, catalogue, all eight master notebooks, nbgrader cycle, torch cross-check)
 test: $(BIN)/.installed $(BIN)/.torch $(VENV)/mathjax/MathJax.js
 	$(BIN)/python -m pytest
+
+## make lint: ruff's checks and its formatting, over every Python file and notebook (CI runs it)
+lint: $(BIN)/.installed
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+## make format: apply the formatter and ruff's safe fixes
+format: $(BIN)/.installed
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix .
 
 ## make test-fast: skip the tests that start kernels or nbgrader
 test-fast: $(BIN)/.installed

@@ -10,40 +10,57 @@ The assignment is named on the command line, as in nbgrader's docs: `nbgrader au
 Scores come from the judge (grading/judge.py) through the JudgeCells preprocessor, never from what
 the learner's kernel printed; the kernel runs in a bubblewrap sandbox (grading/sandbox.py).
 """
+
 import os
 import sys
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
 ASSIGNMENT = "attention"
 SOURCE_DIR = "notebooks"
-EXPORT_CSV = "gradebook-export.csv"   # `nbgrader export`; `make grades` writes grades.csv
+EXPORT_CSV = "gradebook-export.csv"  # `nbgrader export`; `make grades` writes grades.csv
 
 # Files the learner produces: graded as submitted, never replaced by the source versions.
 LEARNER_FILES = ["model.py", "outputs/02-scale.txt", "outputs/05-perm.txt", "outputs/08-notes.md"]
 
 
 def configure(c):
-    if ROOT not in sys.path:            # nbgrader imports the course's preprocessors from grading/
+    if ROOT not in sys.path:  # nbgrader imports the course's preprocessors from grading/
         sys.path.insert(0, ROOT)
-    from grading.preprocess import JudgeCells, RepairCells, SandboxedExecute
     from nbconvert.preprocessors import ClearMetadataPreprocessor
     from nbgrader import preprocessors as nbp
+
+    from grading.preprocess import JudgeCells, RepairCells, SandboxedExecute
 
     c.CourseDirectory.root = ROOT
     c.CourseDirectory.course_id = "attention-by-hand"
     c.CourseDirectory.source_directory = SOURCE_DIR
     c.CourseDirectory.db_url = "sqlite:///" + os.path.join(ROOT, "gradebook.db")
     c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback"]
-    c.Exchange.root = os.path.join(ROOT, "exchange")   # nbgrader's release/collect folder, inside the course
+    c.Exchange.root = os.path.join(
+        ROOT, "exchange"
+    )  # nbgrader's release/collect folder, inside the course
     c.Autograde.exclude_overwriting = {ASSIGNMENT: LEARNER_FILES}
     c.Autograde.pre_convert_hook = "grading.intake.nbgrader_hook"
     # RepairCells: stray or duplicated grading metadata made ordinary, deleted graded cells put back
-    c.Autograde.sanitize_preprocessors = [nbp.ClearOutput, RepairCells, nbp.DeduplicateIds,
-                                          nbp.OverwriteKernelspec, nbp.OverwriteCells, nbp.CheckCellMetadata]
-    c.Autograde.autograde_preprocessors = [SandboxedExecute, nbp.IgnorePattern, ClearMetadataPreprocessor,
-                                           nbp.LimitOutput, JudgeCells, nbp.SaveAutoGrades,
-                                           nbp.AssignLatePenalties, nbp.CheckCellMetadata]
-    c.Execute.timeout = 30                 # seconds per cell; an infinite loop costs only its own cell
+    c.Autograde.sanitize_preprocessors = [
+        nbp.ClearOutput,
+        RepairCells,
+        nbp.DeduplicateIds,
+        nbp.OverwriteKernelspec,
+        nbp.OverwriteCells,
+        nbp.CheckCellMetadata,
+    ]
+    c.Autograde.autograde_preprocessors = [
+        SandboxedExecute,
+        nbp.IgnorePattern,
+        ClearMetadataPreprocessor,
+        nbp.LimitOutput,
+        JudgeCells,
+        nbp.SaveAutoGrades,
+        nbp.AssignLatePenalties,
+        nbp.CheckCellMetadata,
+    ]
+    c.Execute.timeout = 30  # seconds per cell; an infinite loop costs only its own cell
     c.Execute.interrupt_on_timeout = True
     # Feedback pages render their maths offline: grading/feedback.py puts a copy of MathJax beside them
     # and points the pages at it.
@@ -51,8 +68,9 @@ def configure(c):
     c.ExportApp.plugin_class = "nbgrader.plugins.CsvExportPlugin"
     c.CsvExportPlugin.to = EXPORT_CSV
     c.ClearSolutions.code_stub = {
-        "python": "# YOUR CODE HERE\nraise NotImplementedError(\"replace this line with your code, then run the cell\")"}
+        "python": '# YOUR CODE HERE\nraise NotImplementedError("replace this line with your code, then run the cell")'
+    }
 
 
-if "get_config" in globals():   # loaded by nbgrader (via nbgrader_config.py), not imported
+if "get_config" in globals():  # loaded by nbgrader (via nbgrader_config.py), not imported
     configure(get_config())  # noqa: F821 -- traitlets provides get_config to config files

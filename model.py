@@ -3,14 +3,15 @@
 Every matrix is a list of rows (one row per position, one column per feature).
 The notebooks write one section per step; re-running a step replaces its section.
 """
+
 import math
 
 
 # ── step 1: softmax ────────────────────────────────────────
 def softmax(xs):
     """softmax(x)_i = exp(x_i - max(x)) / Σ_j exp(x_j - max(x))"""
-    top = max(xs)                                # shifting by the max changes nothing but the overflow
-    exps = [math.exp(x - top) for x in xs]       # every exponent is <= 0, so every value is in (0, 1]
+    top = max(xs)  # shifting by the max changes nothing but the overflow
+    exps = [math.exp(x - top) for x in xs]  # every exponent is <= 0, so every value is in (0, 1]
     total = sum(exps)
     return [e / total for e in exps]
 
@@ -24,13 +25,16 @@ def dot(a, b):
 def attention(Q, K, V, mask=None):
     """(softmax(Q Kᵀ / √d_k) V, weights); where mask[i][j] is false the score is -inf."""
     scale = math.sqrt(len(K[0]))
-    scores = [[dot(q, k) / scale for k in K] for q in Q]            # n_q rows × n_k cols
+    scores = [[dot(q, k) / scale for k in K] for q in Q]  # n_q rows × n_k cols
     if mask is not None:
-        scores = [[s if visible else -math.inf for s, visible in zip(row, row_mask)]
-                  for row, row_mask in zip(scores, mask)]
-    weights = [softmax(row) for row in scores]                       # each row sums to 1
-    out = [[sum(w * v[c] for w, v in zip(row, V)) for c in range(len(V[0]))]
-           for row in weights]                                       # n_q rows × d_v cols
+        scores = [
+            [s if visible else -math.inf for s, visible in zip(row, row_mask)]
+            for row, row_mask in zip(scores, mask)
+        ]
+    weights = [softmax(row) for row in scores]  # each row sums to 1
+    out = [
+        [sum(w * v[c] for w, v in zip(row, V)) for c in range(len(V[0]))] for row in weights
+    ]  # n_q rows × d_v cols
     return out, weights
 
 
@@ -50,22 +54,31 @@ def multi_head(Q, K, V, h, mask=None):
     """concat over heads k of attention(Q_k, K_k, V_k), Q_k = columns k·d/h .. (k+1)·d/h of Q."""
     d = len(Q[0])
     if not isinstance(h, int) or h < 1 or d % h != 0:
-        raise ValueError(f"multi_head: cannot split d = {d} features into h = {h!r} equal heads; "
-                         f"h must be a positive integer that divides d")
+        raise ValueError(
+            f"multi_head: cannot split d = {d} features into h = {h!r} equal heads; "
+            f"h must be a positive integer that divides d"
+        )
     width = d // h
-    heads = [attention(columns(Q, s, s + width), columns(K, s, s + width),
-                       columns(V, s, s + width), mask)[0]
-             for s in range(0, d, width)]                            # h matrices, n × width each
-    return [[x for head in heads for x in head[i]] for i in range(len(Q))]   # n × d
+    heads = [
+        attention(
+            columns(Q, s, s + width), columns(K, s, s + width), columns(V, s, s + width), mask
+        )[0]
+        for s in range(0, d, width)
+    ]  # h matrices, n × width each
+    return [[x for head in heads for x in head[i]] for i in range(len(Q))]  # n × d
 
 
 # ── step 5: pos_encoding ────────────────────────────────────────
 def pos_encoding(n, d):
     """PE[p][c] = sin(p / 10000^(2i/d)) for c = 2i, cos(p / 10000^(2i/d)) for c = 2i + 1."""
+
     def angle(p, c):
         return p / 10000 ** ((c - c % 2) / d)
-    return [[math.sin(angle(p, c)) if c % 2 == 0 else math.cos(angle(p, c)) for c in range(d)]
-            for p in range(n)]                                       # n rows × d cols
+
+    return [
+        [math.sin(angle(p, c)) if c % 2 == 0 else math.cos(angle(p, c)) for c in range(d)]
+        for p in range(n)
+    ]  # n rows × d cols
 
 
 # ── step 6: layer_norm ────────────────────────────────────────
@@ -80,5 +93,5 @@ def layer_norm(row, eps=1e-5):
 def block(X, h, mask=None):
     """X + multi_head(N, N, N, h, mask), N = layer_norm of every row of X (pre-LN residual)."""
     N = [layer_norm(row) for row in X]
-    A = multi_head(N, N, N, h, mask)                                 # n × d, like X
+    A = multi_head(N, N, N, h, mask)  # n × d, like X
     return [[x + a for x, a in zip(x_row, a_row)] for x_row, a_row in zip(X, A)]

@@ -1,1 +1,1 @@
-load_subconfig("grader_config.py")   # the whole configuration lives in grader_config.py
+load_subconfig("grader_config.py")  # the whole configuration lives in grader_config.py

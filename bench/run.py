@@ -1,7 +1,8 @@
 """Figures for the closing notes: notebook run times, student-edition size, check and grading speed.
 
-    make bench            (or: PYTHONPATH=. .venv/bin/python bench/run.py)
+make bench            (or: PYTHONPATH=. .venv/bin/python bench/run.py)
 """
+
 import os
 import sys
 import tempfile
@@ -9,10 +10,10 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from checkpoints.steps import CHECKS            # noqa: E402
-from grading import course, hidden, judge, masters, sandbox   # noqa: E402
-from grading.isolation import underlay           # noqa: E402
-from grading.reference import ROOT, reference    # noqa: E402
+from checkpoints.steps import CHECKS  # noqa: E402
+from grading import course, hidden, judge, masters, sandbox  # noqa: E402
+from grading.isolation import underlay  # noqa: E402
+from grading.reference import ROOT, reference  # noqa: E402
 
 
 def timed(fn, repeat=5):
@@ -36,16 +37,22 @@ def main():
         visible = timed(lambda: check(reference()))
         hidden_time = timed(lambda: hidden.judge(name, underlay(reference(), name)))
         print(f"{name:13} visible {visible * 1000:7.1f} ms   hidden {hidden_time * 1000:7.1f} ms")
-    print("== the judge on one whole submission (17 graded cells, one sandboxed worker per checkpoint) ==")
+    print(
+        "== the judge on one whole submission (17 graded cells, one sandboxed worker per checkpoint) =="
+    )
     sandbox.require()
     folder = os.path.join(ROOT, "bench", ".submission")
     os.makedirs(os.path.join(folder, "outputs"), exist_ok=True)
-    for rel in ["model.py"] + [os.path.join("outputs", n) for n in os.listdir(os.path.join(ROOT, "outputs"))]:
+    for rel in ["model.py"] + [
+        os.path.join("outputs", n) for n in os.listdir(os.path.join(ROOT, "outputs"))
+    ]:
         with open(os.path.join(ROOT, rel)) as src, open(os.path.join(folder, rel), "w") as dst:
             dst.write(src.read())
     best = timed(lambda: judge.judge_folder(folder), repeat=3)
-    print(f"judge_folder, reference submission: {best:.2f} s (best of 3)"
-          + ("  [UNSAFE: no sandbox]" if sandbox.unsafe() else "  [sandboxed]"))
+    print(
+        f"judge_folder, reference submission: {best:.2f} s (best of 3)"
+        + ("  [UNSAFE: no sandbox]" if sandbox.unsafe() else "  [sandboxed]")
+    )
 
 
 if __name__ == "__main__":

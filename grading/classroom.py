@@ -1,10 +1,11 @@
 """Grading a class: autograde every submission with progress, export a grade table, build a demo class.
 
-    python -m grading.classroom autograde   # every student in submitted/, one at a time, with progress
-    python -m grading.classroom feedback    # feedback HTML for every graded student
-    python -m grading.classroom grades      # grades.csv: one row per student, one column per checkpoint
-    python -m grading.classroom demo        # release, simulated class, autograde, feedback, grades
+python -m grading.classroom autograde   # every student in submitted/, one at a time, with progress
+python -m grading.classroom feedback    # feedback HTML for every graded student
+python -m grading.classroom grades      # grades.csv: one row per student, one column per checkpoint
+python -m grading.classroom demo        # release, simulated class, autograde, feedback, grades
 """
+
 import csv
 import json
 import os
@@ -22,7 +23,7 @@ from grading.reference import ROOT, load_source_module
 SUBMITTED = os.path.join(ROOT, "submitted")
 AUTOGRADED = os.path.join(ROOT, "autograded")
 GRADES_CSV = os.path.join(ROOT, "grades.csv")
-JUDGED = intake.JUDGED                             # the judge's records and the intake's findings
+JUDGED = intake.JUDGED  # the judge's records and the intake's findings
 
 # The demo class: a student id, then what their submission contains.
 DEMO_MISTAKES = {
@@ -37,8 +38,11 @@ HALF_FINISHED_STEPS = 4
 
 
 def students():
-    return sorted(d for d in os.listdir(SUBMITTED) if os.path.isdir(os.path.join(SUBMITTED, d))) \
-        if os.path.isdir(SUBMITTED) else []
+    return (
+        sorted(d for d in os.listdir(SUBMITTED) if os.path.isdir(os.path.join(SUBMITTED, d)))
+        if os.path.isdir(SUBMITTED)
+        else []
+    )
 
 
 def autograde(names=None):
@@ -57,7 +61,10 @@ def autograde(names=None):
         failure = [] if done.returncode == 0 else [nbgrader_failure(done.stdout + done.stderr)]
         save_failure(student, failure)
         status = "ok" if done.returncode == 0 else "FAILED"
-        print(f"[{k}/{len(names)}] {student}: autograded in {time.perf_counter() - t:.1f} s, {status}", flush=True)
+        print(
+            f"[{k}/{len(names)}] {student}: autograded in {time.perf_counter() - t:.1f} s, {status}",
+            flush=True,
+        )
         for problem in problems_of(student):
             print(f"    {problem}")
     print(f"autograded {len(names)} submissions in {time.perf_counter() - start:.1f} s")
@@ -85,7 +92,7 @@ def records(student):
     for name in sorted(os.listdir(folder)):
         if name.endswith(".json") and name not in ("intake.json", "nbgrader.json"):
             with open(os.path.join(folder, name), encoding="utf-8") as f:
-                out[name[:-len(".json")]] = json.load(f)
+                out[name[: -len(".json")]] = json.load(f)
     return out
 
 
@@ -102,18 +109,27 @@ def problems_of(student):
 
 
 def diagnoses_of(student):
-    return sorted({name for record in records(student).values()
-                   for cell in record["cells"].values() for name in cell.get("diagnosis", [])})
+    return sorted(
+        {
+            name
+            for record in records(student).values()
+            for cell in record["cells"].values()
+            for name in cell.get("diagnosis", [])
+        }
+    )
 
 
 def feedback():
     done = course.nbgrader("generate_feedback", ASSIGNMENT, "--force")
-    print("feedback in feedback/<student>/attention/" if done.returncode == 0 else done.stderr[-2000:])
+    print(
+        "feedback in feedback/<student>/attention/" if done.returncode == 0 else done.stderr[-2000:]
+    )
 
 
 def grade_table():
     """[(student, {grade_id: score}, total, max, diagnoses)] from the gradebook."""
     from nbgrader.api import Gradebook, MissingEntry
+
     rows = []
     with Gradebook(f"sqlite:///{os.path.join(ROOT, 'gradebook.db')}") as gb:
         for student in students():
@@ -121,8 +137,14 @@ def grade_table():
                 submission = gb.find_submission(ASSIGNMENT, student)
             except MissingEntry:
                 continue
-            scores = {grade.name: grade.score for notebook in submission.notebooks for grade in notebook.grades}
-            rows.append((student, scores, submission.score, submission.max_score, diagnoses_of(student)))
+            scores = {
+                grade.name: grade.score
+                for notebook in submission.notebooks
+                for grade in notebook.grades
+            }
+            rows.append(
+                (student, scores, submission.score, submission.max_score, diagnoses_of(student))
+            )
     return rows
 
 
@@ -133,8 +155,11 @@ def grades(path=GRADES_CSV):
         writer = csv.writer(f)
         writer.writerow(["student"] + columns + ["total", "max", "diagnosis", "problems"])
         for student, scores, total, top, diagnoses in rows:
-            writer.writerow([student] + [scores.get(c, 0) for c in columns]
-                            + [total, top, " ".join(diagnoses), "; ".join(problems_of(student))])
+            writer.writerow(
+                [student]
+                + [scores.get(c, 0) for c in columns]
+                + [total, top, " ".join(diagnoses), "; ".join(problems_of(student))]
+            )
     print(f"wrote {os.path.relpath(path, ROOT)}")
     print(f"{'student':22} {'score':>9}  diagnosis / problems")
     for student, _, total, top, diagnoses in rows:
@@ -146,6 +171,7 @@ def grades(path=GRADES_CSV):
 def defined_step(source):
     """The course function a solution cell defines, or None (the notes and conclusion cells)."""
     from checkpoints.modelfile import STEPS
+
     return next((fn for fn in STEPS if f"def {fn}(" in source), None)
 
 
@@ -155,12 +181,16 @@ def write_submission(student, replace=None, steps=None):
     model.py is built from the filled notebooks' own cells, exactly as their save cells would build it.
     """
     from checkpoints.modelfile import STEPS, ensure_model, save_section
+
     dest = os.path.join(SUBMITTED, student, ASSIGNMENT)
     shutil.rmtree(os.path.dirname(dest), ignore_errors=True)
     shutil.copytree(course.RELEASE, dest)
     wanted = STEPS[:steps] if steps is not None else STEPS
-    solutions = {gid: src for gid, src in course.solution_cells().items()
-                 if defined_step(src) in wanted or defined_step(src) is None}
+    solutions = {
+        gid: src
+        for gid, src in course.solution_cells().items()
+        if defined_step(src) in wanted or defined_step(src) is None
+    }
     model_path = os.path.join(dest, "model.py")
     ensure_model(model_path)
     for name in course.notebooks(dest):
@@ -168,7 +198,11 @@ def write_submission(student, replace=None, steps=None):
         book = course.fill(nbformat.read(path, 4), solutions, replace)
         nbformat.write(book, path)
         for cell in book.cells:
-            step = defined_step(cell.source) if cell.metadata.get("nbgrader", {}).get("solution") else None
+            step = (
+                defined_step(cell.source)
+                if cell.metadata.get("nbgrader", {}).get("solution")
+                else None
+            )
             if step in wanted:
                 save_section(step, cell.source, model_path)
     if steps is None:
@@ -178,17 +212,26 @@ def write_submission(student, replace=None, steps=None):
 
 def write_outputs(dest, model_path):
     """The three artifacts, from the submission's own functions, as the notebooks would write them."""
-    from checkpoints.artifacts import NOTES_FILE, PERM_FILE, SCALE_FILE, permutation_experiment, scale_experiment
+    from checkpoints.artifacts import (
+        NOTES_FILE,
+        PERM_FILE,
+        SCALE_FILE,
+        permutation_experiment,
+        scale_experiment,
+    )
+
     with open(model_path) as f:
         model = load_source_module(f.read(), "submission_model", model_path)
     scaled, unscaled = scale_experiment(model.attention)
     without, with_pe = permutation_experiment(model.attention, model.pos_encoding)
-    texts = {SCALE_FILE: f"scaled: {scaled!r}\nunscaled: {unscaled!r}\n",
-             PERM_FILE: f"without_pe: {without!r}\nwith_pe: {with_pe!r}\nconclusion: order is invisible "
-                        "without positional encoding\n",
-             NOTES_FILE: f"- 스케일링 (scaling): {scaled:.4f} with √d_k, {unscaled:.4f} without.\n"
-                         "- 순서 (order): attention alone cannot see order.\n"
-                         "- 제곱 (square): doubling n makes the score matrix 4× larger.\n"}
+    texts = {
+        SCALE_FILE: f"scaled: {scaled!r}\nunscaled: {unscaled!r}\n",
+        PERM_FILE: f"without_pe: {without!r}\nwith_pe: {with_pe!r}\nconclusion: order is invisible "
+        "without positional encoding\n",
+        NOTES_FILE: f"- 스케일링 (scaling): {scaled:.4f} with √d_k, {unscaled:.4f} without.\n"
+        "- 순서 (order): attention alone cannot see order.\n"
+        "- 제곱 (square): doubling n makes the score matrix 4× larger.\n",
+    }
     os.makedirs(os.path.join(dest, "outputs"), exist_ok=True)
     for name, text in texts.items():
         with open(os.path.join(dest, "outputs", name), "w") as f:
@@ -200,13 +243,17 @@ def demo_class():
     course.release()
     shutil.rmtree(SUBMITTED, ignore_errors=True)
     made = {}
-    write_submission("correct"); made["correct"] = "correct"
+    write_submission("correct")
+    made["correct"] = "correct"
     empty = os.path.join(SUBMITTED, "empty", ASSIGNMENT)
-    shutil.copytree(course.RELEASE, empty); made["empty"] = "empty"
+    shutil.copytree(course.RELEASE, empty)
+    made["empty"] = "empty"
     for student, mistake in DEMO_MISTAKES.items():
         function, code = BUGGY[mistake]
-        write_submission(student, replace={function: code}); made[student] = mistake
-    write_submission("half-finished", steps=HALF_FINISHED_STEPS); made["half-finished"] = "steps 1-4 only"
+        write_submission(student, replace={function: code})
+        made[student] = mistake
+    write_submission("half-finished", steps=HALF_FINISHED_STEPS)
+    made["half-finished"] = "steps 1-4 only"
     name_students(made)
     for k, (student, what) in enumerate(made.items(), 1):
         print(f"[{k}/{len(made)}] submitted/{student}: {what}")
@@ -216,10 +263,15 @@ def demo_class():
 def name_students(made):
     """Give the demo students names in the gradebook, so the formgrader lists people, not 'None, None'."""
     from nbgrader.api import Gradebook
+
     with Gradebook(f"sqlite:///{os.path.join(ROOT, 'gradebook.db')}") as gb:
         for student, what in made.items():
-            gb.update_or_create_student(student, first_name="Demo", last_name=student.replace("-", " ").title(),
-                                        email=f"{student}@example.org")
+            gb.update_or_create_student(
+                student,
+                first_name="Demo",
+                last_name=student.replace("-", " ").title(),
+                email=f"{student}@example.org",
+            )
 
 
 def demo():

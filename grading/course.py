@@ -1,8 +1,9 @@
 """Instructor and learner commands on top of nbgrader (the Makefile calls these).
 
-    python -m grading.course release      # student edition in release/attention
-    python -m grading.course workspace    # learner workspace in workspace/ (from the student edition)
+python -m grading.course release      # student edition in release/attention
+python -m grading.course workspace    # learner workspace in workspace/ (from the student edition)
 """
+
 import os
 import shutil
 import subprocess
@@ -10,9 +11,9 @@ import sys
 
 import nbformat
 
-from grading.reference import ROOT
-from grading.masters import SOURCE, notebooks
 from grader_config import ASSIGNMENT
+from grading.masters import SOURCE, notebooks
+from grading.reference import ROOT
 
 RELEASE = os.path.join(ROOT, "release", ASSIGNMENT)
 WORKSPACE = os.path.join(ROOT, "workspace")
@@ -20,9 +21,12 @@ WORKSPACE = os.path.join(ROOT, "workspace")
 
 def nbgrader(*args):
     """Run one nbgrader command from the course root, with this environment's tools on PATH."""
-    env = dict(os.environ, PATH=os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", ""))
-    return subprocess.run([sys.executable, "-m", "nbgrader", *args], cwd=ROOT, env=env,
-                          capture_output=True, text=True)
+    env = dict(
+        os.environ, PATH=os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", "")
+    )
+    return subprocess.run(
+        [sys.executable, "-m", "nbgrader", *args], cwd=ROOT, env=env, capture_output=True, text=True
+    )
 
 
 def folder_size(path):
@@ -33,8 +37,10 @@ def release():
     """Build the student edition; refuse if the master folder holds learner files (they would ship)."""
     leftovers = [n for n in ("model.py", "outputs") if os.path.exists(os.path.join(SOURCE, n))]
     if leftovers:
-        raise SystemExit(f"notebooks/{ASSIGNMENT} holds {', '.join(leftovers)} from running the masters in "
-                         "place; they would ship to learners. Delete them (they are git-ignored) and retry.")
+        raise SystemExit(
+            f"notebooks/{ASSIGNMENT} holds {', '.join(leftovers)} from running the masters in "
+            "place; they would ship to learners. Delete them (they are git-ignored) and retry."
+        )
     print(f"generating the student edition of {len(notebooks())} notebooks ...")
     done = nbgrader("generate_assignment", ASSIGNMENT, "--force")
     if done.returncode != 0:
@@ -59,6 +65,7 @@ def solution_cells(folder=SOURCE):
 def workspace(dest=WORKSPACE):
     """Copy the student edition into dest without touching anything the learner already has."""
     from checkpoints.modelfile import ensure_model
+
     release()
     os.makedirs(dest, exist_ok=True)
     kept = 0
@@ -69,18 +76,24 @@ def workspace(dest=WORKSPACE):
             os.makedirs(os.path.dirname(target), exist_ok=True)
             in_checkpoints = os.path.relpath(source, RELEASE).startswith("checkpoints")
             if os.path.exists(target) and not in_checkpoints:
-                kept += 1        # the learner's own notebook: never overwritten
+                kept += 1  # the learner's own notebook: never overwritten
                 continue
             shutil.copy(source, target)
     ensure_model(os.path.join(dest, "model.py"))
-    print(f"workspace ready in {os.path.relpath(dest, ROOT)}/ ({kept} of your notebooks kept as they were)")
+    print(
+        f"workspace ready in {os.path.relpath(dest, ROOT)}/ ({kept} of your notebooks kept as they were)"
+    )
     return dest
 
 
 def main(argv):
     commands = {"release": release, "workspace": workspace}
-    if not 1 <= len(argv) <= 2 or argv[0] not in commands or (argv[0] == "release" and len(argv) == 2):
-        raise SystemExit(f"usage: python -m grading.course {{release|workspace [folder]}}")
+    if (
+        not 1 <= len(argv) <= 2
+        or argv[0] not in commands
+        or (argv[0] == "release" and len(argv) == 2)
+    ):
+        raise SystemExit("usage: python -m grading.course {release|workspace [folder]}")
     commands[argv[0]](*[os.path.abspath(a) for a in argv[1:]])
 
 
@@ -94,6 +107,7 @@ def fill(book, solutions, replace=None):
     replace maps a function name to buggy code; a cell defining it gets that version instead.
     """
     from grading.mistakes import replace_function
+
     for cell in book.cells:
         gid = cell.metadata.get("nbgrader", {}).get("grade_id")
         if gid in solutions:

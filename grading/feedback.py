@@ -5,6 +5,7 @@ nbconvert's HTML loads MathJax from a CDN, so feedback opened without a network 
 .venv/mathjax; after nbgrader writes a student's pages, this hook copies the files they need (about
 1.4 MB) into feedback/<student>/attention/mathjax/ and points the pages' MathJax script at that copy.
 """
+
 import glob
 import os
 import re
@@ -17,8 +18,16 @@ MATHJAX = os.path.join(ROOT, ".venv", "mathjax")
 URL = "mathjax/MathJax.js?config=TeX-AMS_CHTML-full,Safe"
 CDN = re.compile(r'src="https://cdnjs\.cloudflare\.com/ajax/libs/mathjax/[^"?]+\?config=([^"]+)"')
 # What TeX-AMS_CHTML-full needs at run time (the rest of the package is other fonts and outputs).
-NEEDED = ["MathJax.js", "config/TeX-AMS_CHTML-full.js", "extensions/Safe.js", "jax/output/CommonHTML",
-          "fonts/HTML-CSS/TeX/woff", "jax/element/mml/optable", "jax/input/TeX", "extensions/TeX"]
+NEEDED = [
+    "MathJax.js",
+    "config/TeX-AMS_CHTML-full.js",
+    "extensions/Safe.js",
+    "jax/output/CommonHTML",
+    "fonts/HTML-CSS/TeX/woff",
+    "jax/element/mml/optable",
+    "jax/input/TeX",
+    "extensions/TeX",
+]
 
 
 def copy_mathjax(dest):
@@ -51,7 +60,9 @@ def point_pages_at_copy(folder):
 def nbgrader_hook(assignment, student, notebooks):
     """GenerateFeedback.post_convert_hook: MathJax beside the pages just written for one student."""
     if notebooks:
-        student_id = os.path.basename(os.path.dirname(os.path.dirname(os.path.abspath(notebooks[0]))))
+        student_id = os.path.basename(
+            os.path.dirname(os.path.dirname(os.path.abspath(notebooks[0])))
+        )
         folder = os.path.join(ROOT, "feedback", student_id, ASSIGNMENT)
         if copy_mathjax(folder):
             point_pages_at_copy(folder)

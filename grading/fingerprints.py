@@ -1,8 +1,9 @@
 """Build checkpoints/fingerprints.json: how the reference and every catalogued mistake answer each probe.
 
-    python -m grading.fingerprints          # rewrite the file
-    python -m grading.fingerprints --check  # exit 1 if the committed file is stale
+python -m grading.fingerprints          # rewrite the file
+python -m grading.fingerprints --check  # exit 1 if the committed file is stale
 """
+
 import json
 import sys
 
@@ -18,8 +19,10 @@ def build():
     for checkpoint in CHECKPOINTS:
         table[checkpoint] = {
             "correct": probe_signatures(checkpoint, reference()),
-            "mistakes": {m.name: probe_signatures(checkpoint, buggy_model(m.name))
-                         for m in at_checkpoint(checkpoint)},
+            "mistakes": {
+                m.name: probe_signatures(checkpoint, buggy_model(m.name))
+                for m in at_checkpoint(checkpoint)
+            },
         }
     return table
 
@@ -33,8 +36,11 @@ def main(argv):
     if "--check" in argv:
         with open(FINGERPRINTS_FILE, encoding="utf-8") as f:
             stale = f.read() != text
-        print("fingerprints.json is stale: run `python -m grading.fingerprints`" if stale
-              else "fingerprints.json is up to date")
+        print(
+            "fingerprints.json is stale: run `python -m grading.fingerprints`"
+            if stale
+            else "fingerprints.json is up to date"
+        )
         return 1 if stale else 0
     with open(FINGERPRINTS_FILE, "w", encoding="utf-8") as f:
         f.write(text)

@@ -4,6 +4,7 @@ Only the judge (grading/judge.py) runs them, in its own process, on a RemoteMode
 to the sandboxed worker; the hidden cells of the notebooks are placeholders. Feedback shows no
 inputs and no seed: only counts, the first gap, and the diagnosis.
 """
+
 import math
 import random
 
@@ -39,37 +40,70 @@ def cases(checkpoint, count=16):
     for k in range(count):
         n, d = rng.randint(4, 8), rng.choice([8, 16, 32, 64])
         h = rng.choice([h for h in (1, 2, 4, 8) if d % h == 0])
-        scale = 30.0 if k % 4 == 3 else 1.0                      # every fourth case: large magnitudes
+        scale = 30.0 if k % 4 == 3 else 1.0  # every fourth case: large magnitudes
         if checkpoint == "softmax":
             out.append(("random", "softmax", [[rng.gauss(0, 10 * scale) for _ in range(n)]], {}))
         elif checkpoint == "attention":
             n_k, d_v = rng.randint(4, 8), rng.choice([8, 16])
-            out.append(("random", "attention", [matrix(rng, n, d, scale), matrix(rng, n_k, d, scale),
-                                                 matrix(rng, n_k, d_v)], {}))
+            out.append(
+                (
+                    "random",
+                    "attention",
+                    [matrix(rng, n, d, scale), matrix(rng, n_k, d, scale), matrix(rng, n_k, d_v)],
+                    {},
+                )
+            )
         elif checkpoint == "causal_mask":
             out.append(("mask", "causal_mask", [rng.randint(1, 12)], {}))
         elif checkpoint == "multi_head":
             mask = causal(n) if k % 2 else None
-            out.append(("random", "multi_head", [matrix(rng, n, d, scale), matrix(rng, n, d, scale),
-                                                  matrix(rng, n, d), h], {"mask": mask} if mask else {}))
+            out.append(
+                (
+                    "random",
+                    "multi_head",
+                    [matrix(rng, n, d, scale), matrix(rng, n, d, scale), matrix(rng, n, d), h],
+                    {"mask": mask} if mask else {},
+                )
+            )
         elif checkpoint == "pos_encoding":
-            out.append(("shape", "pos_encoding", [rng.randint(1, 64), rng.choice([2, 4, 8, 16, 64])], {}))
+            out.append(
+                ("shape", "pos_encoding", [rng.randint(1, 64), rng.choice([2, 4, 8, 16, 64])], {})
+            )
         elif checkpoint == "layer_norm":
-            out.append(("random", "layer_norm", [[rng.gauss(5.0, scale) for _ in range(d)]],
-                        {"eps": rng.choice([1e-5, 1e-3, 0.5])} if k % 3 == 0 else {}))
+            out.append(
+                (
+                    "random",
+                    "layer_norm",
+                    [[rng.gauss(5.0, scale) for _ in range(d)]],
+                    {"eps": rng.choice([1e-5, 1e-3, 0.5])} if k % 3 == 0 else {},
+                )
+            )
         elif checkpoint == "block":
             mask = causal(n) if k % 2 else None
-            out.append(("random", "block", [matrix(rng, n, d, 3.0 * scale), h], {"mask": mask} if mask else {}))
+            out.append(
+                (
+                    "random",
+                    "block",
+                    [matrix(rng, n, d, 3.0 * scale), h],
+                    {"mask": mask} if mask else {},
+                )
+            )
     return out + EDGES.get(checkpoint, [])
 
 
 EDGES = {
-    "softmax": [("edge", "softmax", [[3.0]], {}), ("edge", "softmax", [[2.5, 2.5, 2.5]], {}),
-                ("edge", "softmax", [[-1000.0, -1001.0, -999.0]], {}),
-                ("edge", "softmax", [[0.0, -math.inf, 1.0]], {})],
+    "softmax": [
+        ("edge", "softmax", [[3.0]], {}),
+        ("edge", "softmax", [[2.5, 2.5, 2.5]], {}),
+        ("edge", "softmax", [[-1000.0, -1001.0, -999.0]], {}),
+        ("edge", "softmax", [[0.0, -math.inf, 1.0]], {}),
+    ],
     "attention": [("edge", "attention", [[[0.5, -1.0]], [[1.0, 2.0]], [[3.0, 4.0, 5.0]]], {})],
     "causal_mask": [("edge", "causal_mask", [1], {})],
-    "layer_norm": [("edge", "layer_norm", [[7.0] * 6], {}), ("edge", "layer_norm", [[1.0, -1.0]], {})],
+    "layer_norm": [
+        ("edge", "layer_norm", [[7.0] * 6], {}),
+        ("edge", "layer_norm", [[1.0, -1.0]], {}),
+    ],
     "block": [("edge", "block", [[[1.0, 2.0, 3.0, 4.0]] * 3, 4], {})],
 }
 
@@ -77,7 +111,7 @@ EDGES = {
 def run(fn, args, kwargs):
     try:
         return fn(*args, **kwargs)
-    except Exception as err:                       # a crash is a failed case, reported by type
+    except Exception as err:  # a crash is a failed case, reported by type
         return err
 
 
@@ -97,15 +131,22 @@ def judge_masking(model):
     failures = []
     inputs = masked_attention_cases()
     for Q, K, V, mask in inputs:
-        got, plain = run(model.attention, [Q, K, V], {"mask": mask}), run(model.attention, [Q, K, V], {})
+        got, plain = (
+            run(model.attention, [Q, K, V], {"mask": mask}),
+            run(model.attention, [Q, K, V], {}),
+        )
         if isinstance(got, Exception) or isinstance(plain, Exception):
             failures.append(f"raised {type(got if isinstance(got, Exception) else plain).__name__}")
             continue
         kept = [[w if m else 0.0 for w, m in zip(row, mrow)] for row, mrow in zip(plain[1], mask)]
         want_w = [[w / sum(row) for w in row] for row in kept]
-        want_out = [[sum(w * v[c] for w, v in zip(row, V)) for c in range(len(V[0]))] for row in want_w]
+        want_out = [
+            [sum(w * v[c] for w, v in zip(row, V)) for c in range(len(V[0]))] for row in want_w
+        ]
         found = first_difference(canonical(list(got)), [want_out, want_w])
-        zeros = all(got[1][i][j] == 0.0 for i, row in enumerate(mask) for j, m in enumerate(row) if not m)
+        zeros = all(
+            got[1][i][j] == 0.0 for i, row in enumerate(mask) for j, m in enumerate(row) if not m
+        )
         if found or not zeros:
             failures.append(_gap(found) if found else "a hidden weight is not exactly 0")
     return len(inputs), failures
@@ -163,8 +204,9 @@ def freshen(probe, rng):
         if isinstance(value, list):
             return [move(v) for v in value]
         return value
+
     args = [move(v) for v in probe.args]
-    if probe.function in ("causal_mask", "pos_encoding"):      # the first argument is a length
+    if probe.function in ("causal_mask", "pos_encoding"):  # the first argument is a length
         args[0] += rng.randint(1, 3)
     return probe._replace(args=args, kwargs={k: move(v) for k, v in probe.kwargs.items()})
 
@@ -172,5 +214,6 @@ def freshen(probe, rng):
 def fresh_probes(checkpoint):
     """{checkpoint: [probes]}: the visible probes, with this checkpoint's on fresh seeded inputs."""
     from checkpoints.probes import PROBES
+
     rng = random.Random(f"{SEED}:fresh:{checkpoint}")
     return {**PROBES, checkpoint: [freshen(p, rng) for p in PROBES[checkpoint]]}

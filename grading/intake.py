@@ -10,6 +10,7 @@
 `make autograde` runs it for each student; nbgrader runs it too, as `Autograde.pre_convert_hook`,
 so plain `nbgrader autograde attention` gets the same intake.
 """
+
 import filecmp
 import json
 import os
@@ -31,7 +32,10 @@ def grade_ids(book):
 
 def expected_notebooks():
     """{notebook file name: its grade ids}, from the master notebooks."""
-    return {name: grade_ids(nbformat.read(os.path.join(SOURCE, name), as_version=4)) for name in notebooks()}
+    return {
+        name: grade_ids(nbformat.read(os.path.join(SOURCE, name), as_version=4))
+        for name in notebooks()
+    }
 
 
 def remove_links(folder):
@@ -43,8 +47,10 @@ def remove_links(folder):
             mode = os.lstat(path).st_mode
             if stat.S_ISLNK(mode) or not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
                 os.unlink(path)
-                problems.append(f"{os.path.relpath(path, folder)} was a link or special file, not a "
-                                "file; it was removed")
+                problems.append(
+                    f"{os.path.relpath(path, folder)} was a link or special file, not a "
+                    "file; it was removed"
+                )
     return problems
 
 
@@ -54,7 +60,7 @@ def read_notebooks(folder):
     for name in sorted(f for f in os.listdir(folder) if f.endswith(".ipynb")):
         try:
             readable[name] = nbformat.read(os.path.join(folder, name), as_version=4)
-        except Exception:                        # any way a file can fail to be a notebook
+        except Exception:  # any way a file can fail to be a notebook
             os.replace(os.path.join(folder, name), os.path.join(folder, name + ".unreadable"))
     return readable
 
@@ -67,15 +73,28 @@ def intake(folder):
     readable = read_notebooks(folder)
     expected = expected_notebooks()
     for name, ids in expected.items():
-        twins = [other for other, book in readable.items() if other not in expected and grade_ids(book) & ids]
+        twins = [
+            other
+            for other, book in readable.items()
+            if other not in expected and grade_ids(book) & ids
+        ]
         if os.path.exists(os.path.join(folder, name + ".unreadable")) and name not in readable:
-            problems.append(f"{name} is not a readable notebook; kept as {name}.unreadable, its cells score 0")
+            problems.append(
+                f"{name} is not a readable notebook; kept as {name}.unreadable, its cells score 0"
+            )
         elif name not in readable and len(twins) == 1:
             shutil.copy(os.path.join(folder, twins[0]), os.path.join(folder, name))
             problems.append(f"{twins[0]!r} graded as {name} (it carries that notebook's cells)")
-        elif name in readable and len(twins) == 1 and filecmp.cmp(os.path.join(folder, twins[0]),
-                                                                    os.path.join(folder, name), shallow=False):
-            problems.append(f"{twins[0]!r} graded as {name} (it carries that notebook's cells)")  # a rerun
+        elif (
+            name in readable
+            and len(twins) == 1
+            and filecmp.cmp(
+                os.path.join(folder, twins[0]), os.path.join(folder, name), shallow=False
+            )
+        ):
+            problems.append(
+                f"{twins[0]!r} graded as {name} (it carries that notebook's cells)"
+            )  # a rerun
         elif name not in readable:
             problems.append(f"{name} is missing: its cells score 0")
     return problems
@@ -104,4 +123,6 @@ def nbgrader_hook(assignment, student, notebooks):
         return
     folder = os.path.dirname(os.path.abspath(notebooks[0]))
     save(os.path.basename(os.path.dirname(folder)), intake(folder))
-    notebooks[:] = sorted(os.path.join(folder, f) for f in os.listdir(folder) if f.endswith(".ipynb"))
+    notebooks[:] = sorted(
+        os.path.join(folder, f) for f in os.listdir(folder) if f.endswith(".ipynb")
+    )

@@ -5,6 +5,7 @@ judge's worker replaces those globals with oracles the judge answers with the re
 (grading/judge.py), so a wrong softmax costs only the softmax checkpoint. `underlay` does the same
 in one process, for the project's own tests of trusted code (alternatives, benchmarks).
 """
+
 from checkpoints.steps import USES
 from grading.reference import reference
 

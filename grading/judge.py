@@ -9,6 +9,7 @@ learner code.
 
     python -m grading.judge submitted/<student>/attention   # print every graded cell's verdict
 """
+
 import ast
 import builtins
 import contextlib
@@ -22,40 +23,50 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 
+from checkpoints import diagnose as diagnose_module
+from checkpoints import steps
 from checkpoints.artifacts import ARTIFACT_CHECKS, ARTIFACT_NEEDS
 from checkpoints.catalogue import BY_NAME
 from checkpoints.diagnose import diagnose, probe_signatures
 from checkpoints.modelfile import STEPS, foreign_imports, read_sections, step_number
 from checkpoints.report import Check, Report
-from checkpoints import diagnose as diagnose_module, steps
 from checkpoints.steps import CHECKS
 from grading import hidden, sandbox
 from grading.isolation import UNDERLAY
 from grading.reference import reference
 
 WORKER_SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "worker.py")
-CALL_SECONDS = 10.0          # one call of a learner function
-SUBMISSION_SECONDS = 120.0   # all calls of one submission together
+CALL_SECONDS = 10.0  # one call of a learner function
+SUBMISSION_SECONDS = 120.0  # all calls of one submission together
 MAX_REPLY_BYTES = 32 << 20
-MAX_FILE_BYTES = 1 << 20     # model.py and each artifact: larger files are not read
+MAX_FILE_BYTES = 1 << 20  # model.py and each artifact: larger files are not read
 
 # Every graded cell of the course: grade_id -> (kind, what it judges). tests/test_judge.py keeps it
 # equal to the master notebooks' graded cells.
 CELLS = {
-    "step01-softmax-checks": ("visible", "softmax"), "step01-softmax-hidden": ("hidden", "softmax"),
-    "step02-attention-checks": ("visible", "attention"), "step02-attention-hidden": ("hidden", "attention"),
+    "step01-softmax-checks": ("visible", "softmax"),
+    "step01-softmax-hidden": ("hidden", "softmax"),
+    "step02-attention-checks": ("visible", "attention"),
+    "step02-attention-hidden": ("hidden", "attention"),
     "step02-scale-artifact": ("artifact", "02-scale.txt"),
-    "step03-causal-mask-checks": ("visible", "causal_mask"), "step03-causal-mask-hidden": ("hidden", "causal_mask"),
-    "step04-multi-head-checks": ("visible", "multi_head"), "step04-multi-head-hidden": ("hidden", "multi_head"),
+    "step03-causal-mask-checks": ("visible", "causal_mask"),
+    "step03-causal-mask-hidden": ("hidden", "causal_mask"),
+    "step04-multi-head-checks": ("visible", "multi_head"),
+    "step04-multi-head-hidden": ("hidden", "multi_head"),
     "step05-pos-encoding-checks": ("visible", "pos_encoding"),
     "step05-pos-encoding-hidden": ("hidden", "pos_encoding"),
     "step05-perm-artifact": ("artifact", "05-perm.txt"),
-    "step06-layer-norm-checks": ("visible", "layer_norm"), "step06-layer-norm-hidden": ("hidden", "layer_norm"),
-    "step07-block-checks": ("visible", "block"), "step07-block-hidden": ("hidden", "block"),
+    "step06-layer-norm-checks": ("visible", "layer_norm"),
+    "step06-layer-norm-hidden": ("hidden", "layer_norm"),
+    "step07-block-checks": ("visible", "block"),
+    "step07-block-hidden": ("hidden", "block"),
     "step08-notes-artifact": ("artifact", "08-notes.md"),
 }
-EXCEPTIONS = {name: obj for name, obj in vars(builtins).items()
-              if isinstance(obj, type) and issubclass(obj, Exception)}
+EXCEPTIONS = {
+    name: obj
+    for name, obj in vars(builtins).items()
+    if isinstance(obj, type) and issubclass(obj, Exception)
+}
 
 
 class WorkerFailed(Exception):
@@ -64,7 +75,9 @@ class WorkerFailed(Exception):
 
 def learner_exception(message):
     """A learner's exception rebuilt from its name: a real built-in class, so `except ValueError` works."""
-    kind = EXCEPTIONS.get(message.get("raises") if isinstance(message.get("raises"), str) else None, Exception)
+    kind = EXCEPTIONS.get(
+        message.get("raises") if isinstance(message.get("raises"), str) else None, Exception
+    )
     text = message.get("message")
     error = kind(text if isinstance(text, str) else "")
     if isinstance(message.get("line"), int):
@@ -79,14 +92,22 @@ class Worker:
         self.oracles, self.budget, self.buffer, self.dead = oracles, budget, b"", None
         with open(WORKER_SOURCE, encoding="utf-8") as f:
             program = f.read()
-        self.process = subprocess.Popen(sandbox.wrap([sys.executable, "-I", "-S", "-c", program]),
-                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                        stderr=subprocess.DEVNULL, start_new_session=True)
+        self.process = subprocess.Popen(
+            sandbox.wrap([sys.executable, "-I", "-S", "-c", program]),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
         self.send({"sections": sections, "oracles": sorted(oracles)})
         reply = self.receive()
         names, broken = reply.get("names"), reply.get("broken")
         self.names = {n for n in names if isinstance(n, str)} if isinstance(names, list) else set()
-        self.broken = {k: v for k, v in broken.items() if isinstance(v, str)} if isinstance(broken, dict) else {}
+        self.broken = (
+            {k: v for k, v in broken.items() if isinstance(v, str)}
+            if isinstance(broken, dict)
+            else {}
+        )
 
     def send(self, message):
         try:
@@ -102,20 +123,28 @@ class Worker:
         while b"\n" not in self.buffer:
             wait = deadline - time.monotonic()
             if wait <= 0:
-                self.fail(f"a call did not finish within {seconds:.0f} s" if self.budget.left() > 0
-                          else f"grading time for this submission ({SUBMISSION_SECONDS:.0f} s) ran out")
+                self.fail(
+                    f"a call did not finish within {seconds:.0f} s"
+                    if self.budget.left() > 0
+                    else f"grading time for this submission ({SUBMISSION_SECONDS:.0f} s) ran out"
+                )
             if not select.select([fd], [], [], wait)[0]:
                 continue
             chunk = os.read(fd, 1 << 16)
             if not chunk:
-                self.fail("the grading process of your code ended (os._exit, a crash, or a resource limit)")
+                self.fail(
+                    "the grading process of your code ended (os._exit, a crash, or a resource limit)"
+                )
             self.buffer += chunk
             if len(self.buffer) > MAX_REPLY_BYTES:
                 self.fail("your code answered with more than 32 MB")
         line, self.buffer = self.buffer.split(b"\n", 1)
         try:
             message = json.loads(line)
-        except (ValueError, RecursionError):   # not JSON, or nested deep enough to exhaust the parser
+        except (
+            ValueError,
+            RecursionError,
+        ):  # not JSON, or nested deep enough to exhaust the parser
             self.fail("your code wrote something that is not a result into the grading channel")
         if not isinstance(message, dict):
             self.fail("your code wrote something that is not a result into the grading channel")
@@ -144,9 +173,13 @@ class Worker:
             return {"raises": "RuntimeError", "message": "no such earlier step"}
         try:
             return {"value": getattr(reference(), name)(*args, **kwargs)}
-        except Exception as err:   # the learner passed inputs the reference rejects: same as theirs would
-            return {"raises": type(err).__name__ if type(err).__name__ in EXCEPTIONS else "Exception",
-                    "message": str(err)[:200]}
+        except (
+            Exception
+        ) as err:  # the learner passed inputs the reference rejects: same as theirs would
+            return {
+                "raises": type(err).__name__ if type(err).__name__ in EXCEPTIONS else "Exception",
+                "message": str(err)[:200],
+            }
 
     def close(self):
         if self.process.poll() is None:
@@ -193,12 +226,16 @@ class RemoteModel:
             try:
                 return self._worker.call(name, list(args), kwargs)
             except WorkerFailed as err:
-                return RuntimeError(str(err))   # the checks treat a returned exception as a failed call
+                return RuntimeError(
+                    str(err)
+                )  # the checks treat a returned exception as a failed call
+
         remote.__name__ = name
         return remote
 
 
 # ── model.py as submitted ──
+
 
 def read_plain_file(path):
     """A regular file's text (no symlinks, at most 1 MiB), or None."""
@@ -239,16 +276,24 @@ def clean_model(text):
         bad = forbidden(body)
         if bad:
             broken[name] = f"it imports {bad[0]!r}, and model.py may use only math"
-            problems.append(f"model.py: the {name} section uses {bad[0]!r} (only math is allowed); "
-                            "its checks score 0")
+            problems.append(
+                f"model.py: the {name} section uses {bad[0]!r} (only math is allowed); "
+                "its checks score 0"
+            )
             continue
-        start = text.find(body.strip("\n"))      # pad, so errors report model.py's own line numbers
-        kept[name] = "\n" * text[:max(start, 0)].count("\n") + body.strip("\n") + "\n"
+        start = text.find(body.strip("\n"))  # pad, so errors report model.py's own line numbers
+        kept[name] = "\n" * text[: max(start, 0)].count("\n") + body.strip("\n") + "\n"
     header_source, dropped = clean_header(header)
     if dropped:
-        problems.append(f"model.py: {len(dropped)} line(s) before the first step were ignored "
-                        f"({', '.join(dropped[:3])}): only `import math` may stand there")
-    return [["header", header_source]] + [[n, kept[n]] for n in STEPS if n in kept], broken, problems
+        problems.append(
+            f"model.py: {len(dropped)} line(s) before the first step were ignored "
+            f"({', '.join(dropped[:3])}): only `import math` may stand there"
+        )
+    return (
+        [["header", header_source]] + [[n, kept[n]] for n in STEPS if n in kept],
+        broken,
+        problems,
+    )
 
 
 def clean_header(header):
@@ -260,7 +305,7 @@ def clean_header(header):
     lines, dropped = header.splitlines(keepends=True), []
     keep = []
     for node in tree.body:
-        text = "".join(lines[node.lineno - 1:node.end_lineno])
+        text = "".join(lines[node.lineno - 1 : node.end_lineno])
         if forbidden(text):
             dropped.append(text.strip().splitlines()[0][:60])
         else:
@@ -270,14 +315,16 @@ def clean_header(header):
 
 # ── verdicts ──
 
+
 @dataclass(frozen=True)
 class Verdict:
     """What the judge says about one graded cell."""
+
     grade_id: str
     passed: bool
-    text: str                      # plain text shown in the cell (and the feedback)
-    html: str = ""                 # the same as HTML, when there is a report
-    record: dict = field(default_factory=dict)   # for the instructor's table: cases, diagnosis
+    text: str  # plain text shown in the cell (and the feedback)
+    html: str = ""  # the same as HTML, when there is a report
+    record: dict = field(default_factory=dict)  # for the instructor's table: cases, diagnosis
 
 
 def report_verdict(grade_id, report, record=None):
@@ -292,24 +339,38 @@ def safely(title, work):
     """Run one check on learner data; data the check cannot read is a failed check, not a crash."""
     try:
         return work()
-    except Exception as err:   # the values returned are not numbers/lists of the expected kind
-        return failed_report(title, f"your function returned values the check could not read "
-                                    f"({type(err).__name__})")
+    except Exception as err:  # the values returned are not numbers/lists of the expected kind
+        return failed_report(
+            title, f"your function returned values the check could not read ({type(err).__name__})"
+        )
 
 
 def hidden_verdict(grade_id, checkpoint, model):
     """Seeded cases against the reference: counts, the first gap and the diagnosis; no inputs, no seed."""
     try:
         total, failures = hidden.judge(checkpoint, model)
-        names = [m.name for m in diagnose(checkpoint, probe_signatures(checkpoint, model))] if failures else []
+        names = (
+            [m.name for m in diagnose(checkpoint, probe_signatures(checkpoint, model))]
+            if failures
+            else []
+        )
     except Exception as err:
-        total, failures, names = 1, [f"your function returned values the check could not read "
-                                     f"({type(err).__name__})"], []
+        total, failures, names = (
+            1,
+            [f"your function returned values the check could not read ({type(err).__name__})"],
+            [],
+        )
     record = {"cases": total, "failed": len(failures), "diagnosis": names}
     if not failures:
-        return Verdict(grade_id, True, f"✓ hidden check {checkpoint}: all {total} seeded cases match the "
-                                       "reference to 1e-6", record=record)
-    lines = [f"✗ hidden check {checkpoint}: {len(failures)} of {total} seeded cases fail; first: {failures[0]}"]
+        return Verdict(
+            grade_id,
+            True,
+            f"✓ hidden check {checkpoint}: all {total} seeded cases match the reference to 1e-6",
+            record=record,
+        )
+    lines = [
+        f"✗ hidden check {checkpoint}: {len(failures)} of {total} seeded cases fail; first: {failures[0]}"
+    ]
     if names:
         lines.append(f"  looks like: {BY_NAME[names[0]].title}. Fix: {BY_NAME[names[0]].hint}")
     return Verdict(grade_id, False, "\n".join(lines), record=record)
@@ -325,8 +386,10 @@ def visible_verdict(grade_id, checkpoint, model):
     if report.passed:
         fresh = safely(checkpoint, lambda: checks_on_fresh_inputs(checkpoint, model))
         if not fresh.passed:
-            fresh.note = ("your function gives the expected answers on the notebook's own inputs, but not "
-                          "on fresh inputs of the same kind (shown above)")
+            fresh.note = (
+                "your function gives the expected answers on the notebook's own inputs, but not "
+                "on fresh inputs of the same kind (shown above)"
+            )
             report = fresh
     names = [m.name for m in report.diagnosis or []] if not report.passed else []
     return report_verdict(grade_id, report, {"diagnosis": names})
@@ -345,7 +408,9 @@ def probes_replaced(probes):
 
 def checks_on_fresh_inputs(checkpoint, model):
     with probes_replaced(hidden.fresh_probes(checkpoint)):
-        answers = {checkpoint: {"correct": probe_signatures(checkpoint, reference()), "mistakes": {}}}
+        answers = {
+            checkpoint: {"correct": probe_signatures(checkpoint, reference()), "mistakes": {}}
+        }
         return CHECKS[checkpoint](model, fingerprints=answers)
 
 
@@ -364,11 +429,18 @@ class Judgement:
     def __init__(self, folder):
         self.folder = folder
         text = read_plain_file(os.path.join(folder, "model.py"))
-        self.problems = [] if text is not None else ["model.py is missing (or not a plain file): every check fails"]
+        self.problems = (
+            []
+            if text is not None
+            else ["model.py is missing (or not a plain file): every check fails"]
+        )
         self.sections, self.broken, more = clean_model(text or "")
         self.problems += more
-        self.outputs = {name: t for name in ARTIFACT_CHECKS
-                        if (t := read_plain_file(os.path.join(folder, "outputs", name))) is not None}
+        self.outputs = {
+            name: t
+            for name in ARTIFACT_CHECKS
+            if (t := read_plain_file(os.path.join(folder, "outputs", name))) is not None
+        }
         self.budget, self.workers, self.verdicts = Budget(), {}, {}
         if sandbox.unsafe():
             self.problems.append("graded WITHOUT the sandbox (ATTENTION_UNSAFE_NO_SANDBOX=1)")
@@ -390,8 +462,9 @@ class Judgement:
         for name, kind in sorted(failed.items()):
             if name in STEPS and name not in self.broken:
                 self.broken[name] = f"it raised {kind} while model.py was loading"
-                self.problems.append(f"model.py: the {name} section raised {kind} while loading; "
-                                     "its checks score 0")
+                self.problems.append(
+                    f"model.py: the {name} section raised {kind} while loading; its checks score 0"
+                )
 
     def verdict(self, grade_id):
         if grade_id not in self.verdicts:
@@ -403,16 +476,25 @@ class Judgement:
         steps = ARTIFACT_NEEDS[name] if kind == "artifact" else [name]
         for step in steps:
             if step in self.broken:
-                return report_verdict(grade_id, failed_report(
-                    name, f"model.py: the step {step_number(step)} section ({step}) was not graded: "
-                          f"{self.broken[step]}"))
+                return report_verdict(
+                    grade_id,
+                    failed_report(
+                        name,
+                        f"model.py: the step {step_number(step)} section ({step}) was not graded: "
+                        f"{self.broken[step]}",
+                    ),
+                )
         model = self.model("artifacts" if kind == "artifact" else name)
         if isinstance(model, str):
             return report_verdict(grade_id, failed_report(name, model))
         missing = [s for s in steps if s not in model._worker.names and s not in model._oracles]
         if missing:
-            return report_verdict(grade_id, failed_report(name, f"model.py has no {missing[0]} yet: run the "
-                                                                f"cell with save({missing[0]})"))
+            return report_verdict(
+                grade_id,
+                failed_report(
+                    name, f"model.py has no {missing[0]} yet: run the cell with save({missing[0]})"
+                ),
+            )
         if kind == "hidden":
             return hidden_verdict(grade_id, name, model)
         if kind == "visible":
@@ -430,7 +512,12 @@ def fingerprint(folder):
     """Digest of what the judge reads from a submission: model.py and the artifacts."""
     digest = hashlib.sha256()
     for rel in ["model.py"] + [os.path.join("outputs", n) for n in sorted(ARTIFACT_CHECKS)]:
-        digest.update(rel.encode() + b"\0" + (read_plain_file(os.path.join(folder, rel)) or "").encode() + b"\0")
+        digest.update(
+            rel.encode()
+            + b"\0"
+            + (read_plain_file(os.path.join(folder, rel)) or "").encode()
+            + b"\0"
+        )
     return digest.hexdigest()
 
 

@@ -1,9 +1,10 @@
 """Run the master notebooks in a scratch copy: the source of the reference model.py and outputs/.
 
-    python -m grading.masters            # run all eight, report time per notebook
-    python -m grading.masters --update   # ...and copy model.py and outputs/ to the repository root
-    python -m grading.masters --check    # ...and exit 1 if the committed ones have drifted
+python -m grading.masters            # run all eight, report time per notebook
+python -m grading.masters --update   # ...and copy model.py and outputs/ to the repository root
+python -m grading.masters --check    # ...and exit 1 if the committed ones have drifted
 """
+
 import filecmp
 import os
 import shutil
@@ -25,16 +26,20 @@ def execute(path, cwd, timeout=120):
     """Execute one notebook in cwd with nbclient; return it with outputs (errors raise)."""
     import nbformat
     from nbclient import NotebookClient
+
     book = nbformat.read(path, as_version=4)
-    NotebookClient(book, timeout=timeout, kernel_name="python3",
-                   resources={"metadata": {"path": cwd}}).execute()
+    NotebookClient(
+        book, timeout=timeout, kernel_name="python3", resources={"metadata": {"path": cwd}}
+    ).execute()
     return book
 
 
 def run_masters(scratch, log=print):
     """Copy the master assignment into scratch, execute every notebook there in order; return timings."""
     work = os.path.join(scratch, "attention")
-    shutil.copytree(SOURCE, work, ignore=shutil.ignore_patterns("model.py", "outputs", "__pycache__"))
+    shutil.copytree(
+        SOURCE, work, ignore=shutil.ignore_patterns("model.py", "outputs", "__pycache__")
+    )
     os.environ["PYTHONPATH"] = os.pathsep.join(p for p in [ROOT, os.environ.get("PYTHONPATH")] if p)
     timings = {}
     names = notebooks(work)
@@ -48,10 +53,15 @@ def run_masters(scratch, log=print):
 
 def drift(work):
     """Files of the root reference that differ from what the masters just produced."""
-    pairs = [("model.py", "model.py")] + [(os.path.join("outputs", a), os.path.join("outputs", a)) for a in ARTIFACTS]
-    return [ours for ours, made in pairs
-            if not os.path.exists(os.path.join(ROOT, ours))
-            or not filecmp.cmp(os.path.join(ROOT, ours), os.path.join(work, made), shallow=False)]
+    pairs = [("model.py", "model.py")] + [
+        (os.path.join("outputs", a), os.path.join("outputs", a)) for a in ARTIFACTS
+    ]
+    return [
+        ours
+        for ours, made in pairs
+        if not os.path.exists(os.path.join(ROOT, ours))
+        or not filecmp.cmp(os.path.join(ROOT, ours), os.path.join(work, made), shallow=False)
+    ]
 
 
 def main(argv):

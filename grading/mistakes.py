@@ -3,6 +3,7 @@
 `buggy_model(name)` is the reference model.py with one function replaced by its buggy version.
 It drives the fingerprints that ship with the checkpoints, the catalogue tests and the demo class.
 """
+
 import ast
 
 from checkpoints.catalogue import BY_NAME
@@ -10,30 +11,44 @@ from grading.reference import load_source_module, reference_source
 
 # name -> (function replaced, source of the buggy function); each uses model.py's other functions.
 BUGGY = {
-    "softmax.no_max_shift": ("softmax", '''
+    "softmax.no_max_shift": (
+        "softmax",
+        """
 def softmax(xs):
     exps = [math.exp(x) for x in xs]
     total = sum(exps)
     return [e / total for e in exps]
-'''),
-    "softmax.divide_by_max": ("softmax", '''
+""",
+    ),
+    "softmax.divide_by_max": (
+        "softmax",
+        """
 def softmax(xs):
     exps = [math.exp(x - max(xs)) for x in xs]
     return [e / max(exps) for e in exps]
-'''),
-    "softmax.no_normalising": ("softmax", '''
+""",
+    ),
+    "softmax.no_normalising": (
+        "softmax",
+        """
 def softmax(xs):
     return [math.exp(x) for x in xs]
-'''),
-    "softmax.wrong_axis": ("attention", '''
+""",
+    ),
+    "softmax.wrong_axis": (
+        "attention",
+        """
 def attention(Q, K, V, mask=None):
     scores = [[dot(q, k) / math.sqrt(len(K[0])) for k in K] for q in Q]
     by_column = [softmax([row[j] for row in scores]) for j in range(len(K))]
     weights = [[by_column[j][i] for j in range(len(K))] for i in range(len(Q))]
     out = [[sum(w * v[c] for w, v in zip(row, V)) for c in range(len(V[0]))] for row in weights]
     return out, weights
-'''),
-    "attention.no_scaling": ("attention", '''
+""",
+    ),
+    "attention.no_scaling": (
+        "attention",
+        """
 def attention(Q, K, V, mask=None):
     scores = [[dot(q, k) for k in K] for q in Q]
     if mask is not None:
@@ -41,75 +56,111 @@ def attention(Q, K, V, mask=None):
     weights = [softmax(row) for row in scores]
     out = [[sum(w * v[c] for w, v in zip(row, V)) for c in range(len(V[0]))] for row in weights]
     return out, weights
-'''),
-    "attention.divide_by_d": ("attention", '''
+""",
+    ),
+    "attention.divide_by_d": (
+        "attention",
+        """
 def attention(Q, K, V, mask=None):
     weights = [softmax([dot(q, k) / len(K[0]) for k in K]) for q in Q]
     out = [[sum(w * v[c] for w, v in zip(row, V)) for c in range(len(V[0]))] for row in weights]
     return out, weights
-'''),
-    "attention.scale_by_n_keys": ("attention", '''
+""",
+    ),
+    "attention.scale_by_n_keys": (
+        "attention",
+        """
 def attention(Q, K, V, mask=None):
     weights = [softmax([dot(q, k) / math.sqrt(len(K)) for k in K]) for q in Q]
     out = [[sum(w * v[c] for w, v in zip(row, V)) for c in range(len(V[0]))] for row in weights]
     return out, weights
-'''),
-    "attention.scale_after_softmax": ("attention", '''
+""",
+    ),
+    "attention.scale_after_softmax": (
+        "attention",
+        """
 def attention(Q, K, V, mask=None):
     weights = [[w / math.sqrt(len(K[0])) for w in softmax([dot(q, k) for k in K])] for q in Q]
     out = [[sum(w * v[c] for w, v in zip(row, V)) for c in range(len(V[0]))] for row in weights]
     return out, weights
-'''),
-    "attention.weights_transposed": ("attention", '''
+""",
+    ),
+    "attention.weights_transposed": (
+        "attention",
+        """
 def attention(Q, K, V, mask=None):
     right = [softmax([dot(q, k) / math.sqrt(len(K[0])) for k in K]) for q in Q]
     weights = [list(column) for column in zip(*right)]
     out = [[sum(weights[j][i] * V[j][c] for j in range(len(V))) for c in range(len(V[0]))]
            for i in range(len(Q))]
     return out, weights
-'''),
-    "attention.returns_out_only": ("attention", '''
+""",
+    ),
+    "attention.returns_out_only": (
+        "attention",
+        """
 def attention(Q, K, V, mask=None):
     weights = [softmax([dot(q, k) / math.sqrt(len(K[0])) for k in K]) for q in Q]
     return [[sum(w * v[c] for w, v in zip(row, V)) for c in range(len(V[0]))] for row in weights]
-'''),
-    "attention.returns_pair_swapped": ("attention", '''
+""",
+    ),
+    "attention.returns_pair_swapped": (
+        "attention",
+        """
 def attention(Q, K, V, mask=None):
     weights = [softmax([dot(q, k) / math.sqrt(len(K[0])) for k in K]) for q in Q]
     out = [[sum(w * v[c] for w, v in zip(row, V)) for c in range(len(V[0]))] for row in weights]
     return weights, out
-'''),
-    "attention.v_transposed": ("attention", '''
+""",
+    ),
+    "attention.v_transposed": (
+        "attention",
+        """
 def attention(Q, K, V, mask=None):
     weights = [softmax([dot(q, k) / math.sqrt(len(K[0])) for k in K]) for q in Q]
     out = [[sum(w * V[c][j] for j, w in enumerate(row)) for c in range(len(V[0]))] for row in weights]
     return out, weights
-'''),
-    "mask.transposed": ("causal_mask", '''
+""",
+    ),
+    "mask.transposed": (
+        "causal_mask",
+        """
 def causal_mask(n):
     return [[j >= i for j in range(n)] for i in range(n)]
-'''),
-    "mask.strict": ("causal_mask", '''
+""",
+    ),
+    "mask.strict": (
+        "causal_mask",
+        """
 def causal_mask(n):
     return [[i > j for j in range(n)] for i in range(n)]
-'''),
-    "mask.multiply_after_softmax": ("attention", '''
+""",
+    ),
+    "mask.multiply_after_softmax": (
+        "attention",
+        """
 def attention(Q, K, V, mask=None):
     weights = [softmax([dot(q, k) / math.sqrt(len(K[0])) for k in K]) for q in Q]
     if mask is not None:
         weights = [[w * m for w, m in zip(row, mrow)] for row, mrow in zip(weights, mask)]
     out = [[sum(w * v[c] for w, v in zip(row, V)) for c in range(len(V[0]))] for row in weights]
     return out, weights
-'''),
-    "mask.softmax_twice": ("attention", '''
+""",
+    ),
+    "mask.softmax_twice": (
+        "attention",
+        """
 def attention(Q, K, V, mask=None):
     weights = [softmax([dot(q, k) / math.sqrt(len(K[0])) for k in K]) for q in Q]
     if mask is not None:
         weights = [softmax([w * m for w, m in zip(row, mrow)]) for row, mrow in zip(weights, mask)]
     out = [[sum(w * v[c] for w, v in zip(row, V)) for c in range(len(V[0]))] for row in weights]
     return out, weights
-'''),
-    "mask.zero_scores": ("attention", '''
+""",
+    ),
+    "mask.zero_scores": (
+        "attention",
+        """
 def attention(Q, K, V, mask=None):
     scores = [[dot(q, k) / math.sqrt(len(K[0])) for k in K] for q in Q]
     if mask is not None:
@@ -117,14 +168,20 @@ def attention(Q, K, V, mask=None):
     weights = [softmax(row) for row in scores]
     out = [[sum(w * v[c] for w, v in zip(row, V)) for c in range(len(V[0]))] for row in weights]
     return out, weights
-'''),
-    "mask.ignored": ("attention", '''
+""",
+    ),
+    "mask.ignored": (
+        "attention",
+        """
 def attention(Q, K, V, mask=None):
     weights = [softmax([dot(q, k) / math.sqrt(len(K[0])) for k in K]) for q in Q]
     out = [[sum(w * v[c] for w, v in zip(row, V)) for c in range(len(V[0]))] for row in weights]
     return out, weights
-'''),
-    "multi_head.full_d_scaling": ("multi_head", '''
+""",
+    ),
+    "multi_head.full_d_scaling": (
+        "multi_head",
+        """
 def multi_head(Q, K, V, h, mask=None):
     d = len(Q[0])
     if d % h:
@@ -134,16 +191,22 @@ def multi_head(Q, K, V, h, mask=None):
     heads = [attention([[x / grow for x in r[k:k + w]] for r in Q], [r[k:k + w] for r in K],
                        [r[k:k + w] for r in V], mask)[0] for k in range(0, d, w)]
     return [[x for head in heads for x in head[i]] for i in range(len(Q))]
-'''),
-    "multi_head.interleaved_split": ("multi_head", '''
+""",
+    ),
+    "multi_head.interleaved_split": (
+        "multi_head",
+        """
 def multi_head(Q, K, V, h, mask=None):
     if len(Q[0]) % h:
         raise ValueError("d must be divisible by h")
     heads = [attention([r[k::h] for r in Q], [r[k::h] for r in K], [r[k::h] for r in V], mask)[0]
              for k in range(h)]
     return [[x for head in heads for x in head[i]] for i in range(len(Q))]
-'''),
-    "multi_head.heads_summed": ("multi_head", '''
+""",
+    ),
+    "multi_head.heads_summed": (
+        "multi_head",
+        """
 def multi_head(Q, K, V, h, mask=None):
     d = len(Q[0])
     if d % h:
@@ -152,8 +215,11 @@ def multi_head(Q, K, V, h, mask=None):
     heads = [attention([r[k:k + w] for r in Q], [r[k:k + w] for r in K], [r[k:k + w] for r in V], mask)[0]
              for k in range(0, d, w)]
     return [[sum(head[i][c] for head in heads) for c in range(w)] for i in range(len(Q))]
-'''),
-    "multi_head.heads_averaged": ("multi_head", '''
+""",
+    ),
+    "multi_head.heads_averaged": (
+        "multi_head",
+        """
 def multi_head(Q, K, V, h, mask=None):
     d = len(Q[0])
     if d % h:
@@ -162,8 +228,11 @@ def multi_head(Q, K, V, h, mask=None):
     heads = [attention([r[k:k + w] for r in Q], [r[k:k + w] for r in K], [r[k:k + w] for r in V], mask)[0]
              for k in range(0, d, w)]
     return [[sum(head[i][c] for head in heads) / h for c in range(w)] for i in range(len(Q))]
-'''),
-    "multi_head.mask_dropped": ("multi_head", '''
+""",
+    ),
+    "multi_head.mask_dropped": (
+        "multi_head",
+        """
 def multi_head(Q, K, V, h, mask=None):
     d = len(Q[0])
     if d % h:
@@ -172,105 +241,158 @@ def multi_head(Q, K, V, h, mask=None):
     heads = [attention([r[k:k + w] for r in Q], [r[k:k + w] for r in K], [r[k:k + w] for r in V])[0]
              for k in range(0, d, w)]
     return [[x for head in heads for x in head[i]] for i in range(len(Q))]
-'''),
-    "pos_encoding.out_of_range": ("pos_encoding", '''
+""",
+    ),
+    "pos_encoding.out_of_range": (
+        "pos_encoding",
+        """
 def pos_encoding(n, d):
     return [[p / 10000 ** ((c - c % 2) / d) for c in range(d)] for p in range(n)]
-'''),
-    "pos_encoding.identical_rows": ("pos_encoding", '''
+""",
+    ),
+    "pos_encoding.identical_rows": (
+        "pos_encoding",
+        """
 def pos_encoding(n, d):
     return [[math.sin(c / d) if c % 2 == 0 else math.cos(c / d) for c in range(d)] for p in range(n)]
-'''),
-    "pos_encoding.transposed": ("pos_encoding", '''
+""",
+    ),
+    "pos_encoding.transposed": (
+        "pos_encoding",
+        """
 def pos_encoding(n, d):
     return [[math.sin(p / 10000 ** ((c - c % 2) / d)) if c % 2 == 0 else math.cos(p / 10000 ** ((c - c % 2) / d))
              for p in range(n)] for c in range(d)]
-'''),
-    "layer_norm.unbiased_variance": ("layer_norm", '''
+""",
+    ),
+    "layer_norm.unbiased_variance": (
+        "layer_norm",
+        """
 def layer_norm(row, eps=1e-5):
     mean = sum(row) / len(row)
     var = sum((x - mean) ** 2 for x in row) / (len(row) - 1)
     return [(x - mean) / math.sqrt(var + eps) for x in row]
-'''),
-    "layer_norm.eps_outside_sqrt": ("layer_norm", '''
+""",
+    ),
+    "layer_norm.eps_outside_sqrt": (
+        "layer_norm",
+        """
 def layer_norm(row, eps=1e-5):
     mean = sum(row) / len(row)
     var = sum((x - mean) ** 2 for x in row) / len(row)
     return [(x - mean) / (math.sqrt(var) + eps) for x in row]
-'''),
-    "layer_norm.no_mean_subtraction": ("layer_norm", '''
+""",
+    ),
+    "layer_norm.no_mean_subtraction": (
+        "layer_norm",
+        """
 def layer_norm(row, eps=1e-5):
     mean = sum(row) / len(row)
     var = sum((x - mean) ** 2 for x in row) / len(row)
     return [x / math.sqrt(var + eps) for x in row]
-'''),
-    "layer_norm.no_eps": ("layer_norm", '''
+""",
+    ),
+    "layer_norm.no_eps": (
+        "layer_norm",
+        """
 def layer_norm(row, eps=1e-5):
     mean = sum(row) / len(row)
     var = sum((x - mean) ** 2 for x in row) / len(row)
     return [(x - mean) / math.sqrt(var) for x in row]
-'''),
-    "layer_norm.across_positions": ("block", '''
+""",
+    ),
+    "layer_norm.across_positions": (
+        "block",
+        """
 def block(X, h, mask=None):
     columns = [layer_norm(list(col)) for col in zip(*X)]
     N = [list(row) for row in zip(*columns)]
     A = multi_head(N, N, N, h, mask)
     return [[x + a for x, a in zip(xr, ar)] for xr, ar in zip(X, A)]
-'''),
-    "block.post_ln": ("block", '''
+""",
+    ),
+    "block.post_ln": (
+        "block",
+        """
 def block(X, h, mask=None):
     A = multi_head(X, X, X, h, mask)
     return [layer_norm([x + a for x, a in zip(xr, ar)]) for xr, ar in zip(X, A)]
-'''),
-    "block.no_residual": ("block", '''
+""",
+    ),
+    "block.no_residual": (
+        "block",
+        """
 def block(X, h, mask=None):
     N = [layer_norm(row) for row in X]
     return multi_head(N, N, N, h, mask)
-'''),
-    "block.residual_on_normed": ("block", '''
+""",
+    ),
+    "block.residual_on_normed": (
+        "block",
+        """
 def block(X, h, mask=None):
     N = [layer_norm(row) for row in X]
     A = multi_head(N, N, N, h, mask)
     return [[x + a for x, a in zip(nr, ar)] for nr, ar in zip(N, A)]
-'''),
-    "block.mask_ignored": ("block", '''
+""",
+    ),
+    "block.mask_ignored": (
+        "block",
+        """
 def block(X, h, mask=None):
     N = [layer_norm(row) for row in X]
     A = multi_head(N, N, N, h)
     return [[x + a for x, a in zip(xr, ar)] for xr, ar in zip(X, A)]
-'''),
-
-    "softmax.temperature": ("softmax", '''
+""",
+    ),
+    "softmax.temperature": (
+        "softmax",
+        """
 def softmax(xs):
     top = max(xs)
     exps = [math.exp((x - top) / 2) for x in xs]
     return [e / sum(exps) for e in exps]
-'''),
-    "softmax.min_shift": ("softmax", '''
+""",
+    ),
+    "softmax.min_shift": (
+        "softmax",
+        """
 def softmax(xs):
     low = min(xs)
     exps = [math.exp(x - low) for x in xs]
     total = sum(exps)
     return [e / total for e in exps]
-'''),
-    "softmax.normalise_scores": ("softmax", '''
+""",
+    ),
+    "softmax.normalise_scores": (
+        "softmax",
+        """
 def softmax(xs):
     total = sum(xs)
     return [x / total for x in xs]
-'''),
-    "attention.scores_from_v": ("attention", '''
+""",
+    ),
+    "attention.scores_from_v": (
+        "attention",
+        """
 def attention(Q, K, V, mask=None):
     weights = [softmax([dot(q, v) / math.sqrt(len(K[0])) for v in V]) for q in Q]
     out = [[sum(w * v[c] for w, v in zip(row, V)) for c in range(len(V[0]))] for row in weights]
     return out, weights
-'''),
-    "attention.output_from_k": ("attention", '''
+""",
+    ),
+    "attention.output_from_k": (
+        "attention",
+        """
 def attention(Q, K, V, mask=None):
     weights = [softmax([dot(q, k) / math.sqrt(len(K[0])) for k in K]) for q in Q]
     out = [[sum(w * k[c] for w, k in zip(row, K)) for c in range(len(K[0]))] for row in weights]
     return out, weights
-'''),
-    "mask.inverted": ("attention", '''
+""",
+    ),
+    "mask.inverted": (
+        "attention",
+        """
 def attention(Q, K, V, mask=None):
     scores = [[dot(q, k) / math.sqrt(len(K[0])) for k in K] for q in Q]
     if mask is not None:
@@ -278,12 +400,18 @@ def attention(Q, K, V, mask=None):
     weights = [softmax(row) for row in scores]
     out = [[sum(w * v[c] for w, v in zip(row, V)) for c in range(len(V[0]))] for row in weights]
     return out, weights
-'''),
-    "mask.all_visible": ("causal_mask", '''
+""",
+    ),
+    "mask.all_visible": (
+        "causal_mask",
+        """
 def causal_mask(n):
     return [[True] * n for _ in range(n)]
-'''),
-    "multi_head.reversed_heads": ("multi_head", '''
+""",
+    ),
+    "multi_head.reversed_heads": (
+        "multi_head",
+        """
 def multi_head(Q, K, V, h, mask=None):
     d = len(Q[0])
     if d % h:
@@ -292,8 +420,11 @@ def multi_head(Q, K, V, h, mask=None):
     heads = [attention([r[k:k + w] for r in Q], [r[k:k + w] for r in K], [r[k:k + w] for r in V], mask)[0]
              for k in range(0, d, w)]
     return [[x for head in reversed(heads) for x in head[i]] for i in range(len(Q))]
-'''),
-    "multi_head.heads_averaged_tiled": ("multi_head", '''
+""",
+    ),
+    "multi_head.heads_averaged_tiled": (
+        "multi_head",
+        """
 def multi_head(Q, K, V, h, mask=None):
     d = len(Q[0])
     if d % h:
@@ -303,44 +434,65 @@ def multi_head(Q, K, V, h, mask=None):
              for k in range(0, d, w)]
     mean = [[sum(head[i][c] for head in heads) / h for c in range(w)] for i in range(len(Q))]
     return [row * h for row in mean]
-'''),
-    "layer_norm.divide_by_variance": ("layer_norm", '''
+""",
+    ),
+    "layer_norm.divide_by_variance": (
+        "layer_norm",
+        """
 def layer_norm(row, eps=1e-5):
     mean = sum(row) / len(row)
     var = sum((x - mean) ** 2 for x in row) / len(row)
     return [(x - mean) / (var + eps) for x in row]
-'''),
-    "layer_norm.eps_not_in_signature": ("layer_norm", '''
+""",
+    ),
+    "layer_norm.eps_not_in_signature": (
+        "layer_norm",
+        """
 def layer_norm(row):
     mean = sum(row) / len(row)
     var = sum((x - mean) ** 2 for x in row) / len(row)
     return [(x - mean) / math.sqrt(var) for x in row]
-'''),
-    "block.no_layer_norm": ("block", '''
+""",
+    ),
+    "block.no_layer_norm": (
+        "block",
+        """
 def block(X, h, mask=None):
     A = multi_head(X, X, X, h, mask)
     return [[x + a for x, a in zip(xr, ar)] for xr, ar in zip(X, A)]
-'''),
-    "block.ignores_h": ("block", '''
+""",
+    ),
+    "block.ignores_h": (
+        "block",
+        """
 def block(X, h, mask=None):
     N = [layer_norm(row) for row in X]
     A = multi_head(N, N, N, 1, mask)
     return [[x + a for x, a in zip(xr, ar)] for xr, ar in zip(X, A)]
-'''),
+""",
+    ),
 }
 
 # Other spellings of the same mistakes: the same numbers, written as learners also write them
 # (loops instead of comprehensions, helpers inlined, another name for the same thing). The
 # catalogue must name every spelling.
 SPELLINGS = {
-    "softmax.no_max_shift": [("softmax", '''
+    "softmax.no_max_shift": [
+        (
+            "softmax",
+            """
 def softmax(xs):
     total = 0.0
     for x in xs:
         total += math.exp(x)
     return [math.exp(x) / total for x in xs]
-''')],
-    "softmax.divide_by_max": [("softmax", '''
+""",
+        )
+    ],
+    "softmax.divide_by_max": [
+        (
+            "softmax",
+            """
 def softmax(xs):
     top = max(xs)
     exps = []
@@ -348,15 +500,25 @@ def softmax(xs):
         exps.append(math.exp(x - top))
     biggest = max(exps)
     return [e / biggest for e in exps]
-''')],
-    "softmax.no_normalising": [("softmax", '''
+""",
+        )
+    ],
+    "softmax.no_normalising": [
+        (
+            "softmax",
+            """
 def softmax(xs):
     out = []
     for x in xs:
         out.append(math.exp(x))
     return out
-''')],
-    "softmax.wrong_axis": [("attention", '''
+""",
+        )
+    ],
+    "softmax.wrong_axis": [
+        (
+            "attention",
+            """
 def attention(Q, K, V, mask=None):
     d_k = len(K[0])
     scores = [[sum(a * b for a, b in zip(q, k)) / math.sqrt(d_k) for k in K] for q in Q]
@@ -364,8 +526,13 @@ def attention(Q, K, V, mask=None):
     weights = [list(row) for row in zip(*columns)]
     out = [[sum(weights[i][j] * V[j][c] for j in range(len(V))) for c in range(len(V[0]))] for i in range(len(Q))]
     return out, weights
-''')],
-    "attention.no_scaling": [("attention", '''
+""",
+        )
+    ],
+    "attention.no_scaling": [
+        (
+            "attention",
+            """
 def attention(Q, K, V, mask=None):
     weights = []
     for i, q in enumerate(Q):
@@ -375,8 +542,13 @@ def attention(Q, K, V, mask=None):
         weights.append(softmax(row))
     out = [[sum(weights[i][j] * V[j][c] for j in range(len(V))) for c in range(len(V[0]))] for i in range(len(Q))]
     return out, weights
-''')],
-    "attention.divide_by_d": [("attention", '''
+""",
+        )
+    ],
+    "attention.divide_by_d": [
+        (
+            "attention",
+            """
 def attention(Q, K, V, mask=None):
     d_k = len(K[0])
     weights = []
@@ -384,16 +556,26 @@ def attention(Q, K, V, mask=None):
         weights.append(softmax([dot(q, k) / d_k for k in K]))
     out = [[sum(w * v[c] for w, v in zip(row, V)) for c in range(len(V[0]))] for row in weights]
     return out, weights
-''')],
-    "attention.scale_by_n_keys": [("attention", '''
+""",
+        )
+    ],
+    "attention.scale_by_n_keys": [
+        (
+            "attention",
+            """
 def attention(Q, K, V, mask=None):
     n_k = len(K)
     scores = [[dot(q, k) / n_k ** 0.5 for k in K] for q in Q]
     weights = [softmax(row) for row in scores]
     out = [[sum(w * v[c] for w, v in zip(row, V)) for c in range(len(V[0]))] for row in weights]
     return out, weights
-''')],
-    "attention.scale_after_softmax": [("attention", '''
+""",
+        )
+    ],
+    "attention.scale_after_softmax": [
+        (
+            "attention",
+            """
 def attention(Q, K, V, mask=None):
     scale = math.sqrt(len(K[0]))
     weights = []
@@ -402,8 +584,13 @@ def attention(Q, K, V, mask=None):
         weights.append([w / scale for w in row])
     out = [[sum(w * v[c] for w, v in zip(row, V)) for c in range(len(V[0]))] for row in weights]
     return out, weights
-''')],
-    "attention.weights_transposed": [("attention", '''
+""",
+        )
+    ],
+    "attention.weights_transposed": [
+        (
+            "attention",
+            """
 def attention(Q, K, V, mask=None):
     scale = math.sqrt(len(K[0]))
     rows = [softmax([dot(q, k) / scale for k in K]) for q in Q]
@@ -412,8 +599,13 @@ def attention(Q, K, V, mask=None):
     for i in range(len(Q)):
         out.append([sum(weights[j][i] * V[j][c] for j in range(len(V))) for c in range(len(V[0]))])
     return out, weights
-''')],
-    "attention.returns_out_only": [("attention", '''
+""",
+        )
+    ],
+    "attention.returns_out_only": [
+        (
+            "attention",
+            """
 def attention(Q, K, V, mask=None):
     scale = math.sqrt(len(K[0]))
     out = []
@@ -421,8 +613,13 @@ def attention(Q, K, V, mask=None):
         w = softmax([dot(q, k) / scale for k in K])
         out.append([sum(w[j] * V[j][c] for j in range(len(V))) for c in range(len(V[0]))])
     return out
-''')],
-    "attention.returns_pair_swapped": [("attention", '''
+""",
+        )
+    ],
+    "attention.returns_pair_swapped": [
+        (
+            "attention",
+            """
 def attention(Q, K, V, mask=None):
     scale = math.sqrt(len(K[0]))
     weights, out = [], []
@@ -431,8 +628,13 @@ def attention(Q, K, V, mask=None):
         weights.append(w)
         out.append([sum(w[j] * V[j][c] for j in range(len(V))) for c in range(len(V[0]))])
     return (weights, out)
-''')],
-    "attention.v_transposed": [("attention", '''
+""",
+        )
+    ],
+    "attention.v_transposed": [
+        (
+            "attention",
+            """
 def attention(Q, K, V, mask=None):
     scale = math.sqrt(len(K[0]))
     weights = [softmax([dot(q, k) / scale for k in K]) for q in Q]
@@ -440,23 +642,38 @@ def attention(Q, K, V, mask=None):
     for row in weights:
         out.append([sum(row[j] * V[c][j] for j in range(len(row))) for c in range(len(V[0]))])
     return out, weights
-''')],
-    "mask.transposed": [("causal_mask", '''
+""",
+        )
+    ],
+    "mask.transposed": [
+        (
+            "causal_mask",
+            """
 def causal_mask(n):
     mask = []
     for i in range(n):
         mask.append([i <= j for j in range(n)])
     return mask
-''')],
-    "mask.strict": [("causal_mask", '''
+""",
+        )
+    ],
+    "mask.strict": [
+        (
+            "causal_mask",
+            """
 def causal_mask(n):
     mask = [[False] * n for _ in range(n)]
     for i in range(n):
         for j in range(i):
             mask[i][j] = True
     return mask
-''')],
-    "mask.multiply_after_softmax": [("attention", '''
+""",
+        )
+    ],
+    "mask.multiply_after_softmax": [
+        (
+            "attention",
+            """
 def attention(Q, K, V, mask=None):
     scale = math.sqrt(len(K[0]))
     weights = []
@@ -467,8 +684,13 @@ def attention(Q, K, V, mask=None):
         weights.append(row)
     out = [[sum(w * v[c] for w, v in zip(row, V)) for c in range(len(V[0]))] for row in weights]
     return out, weights
-''')],
-    "mask.softmax_twice": [("attention", '''
+""",
+        )
+    ],
+    "mask.softmax_twice": [
+        (
+            "attention",
+            """
 def attention(Q, K, V, mask=None):
     scale = math.sqrt(len(K[0]))
     weights = []
@@ -479,8 +701,13 @@ def attention(Q, K, V, mask=None):
         weights.append(row)
     out = [[sum(w * v[c] for w, v in zip(row, V)) for c in range(len(V[0]))] for row in weights]
     return out, weights
-''')],
-    "mask.zero_scores": [("attention", '''
+""",
+        )
+    ],
+    "mask.zero_scores": [
+        (
+            "attention",
+            """
 def attention(Q, K, V, mask=None):
     scale = math.sqrt(len(K[0]))
     weights = []
@@ -493,8 +720,13 @@ def attention(Q, K, V, mask=None):
         weights.append(softmax(row))
     out = [[sum(w * v[c] for w, v in zip(row, V)) for c in range(len(V[0]))] for row in weights]
     return out, weights
-''')],
-    "mask.ignored": [("attention", '''
+""",
+        )
+    ],
+    "mask.ignored": [
+        (
+            "attention",
+            """
 def attention(Q, K, V, mask=None):
     scale = math.sqrt(len(K[0]))
     weights = []
@@ -502,8 +734,13 @@ def attention(Q, K, V, mask=None):
         weights.append(softmax([dot(q, k) / scale for k in K]))
     out = [[sum(weights[i][j] * V[j][c] for j in range(len(V))) for c in range(len(V[0]))] for i in range(len(Q))]
     return out, weights
-''')],
-    "multi_head.full_d_scaling": [("multi_head", '''
+""",
+        )
+    ],
+    "multi_head.full_d_scaling": [
+        (
+            "multi_head",
+            """
 def multi_head(Q, K, V, h, mask=None):
     d = len(Q[0])
     if d % h != 0:
@@ -521,8 +758,13 @@ def multi_head(Q, K, V, h, mask=None):
         for i, row in enumerate(weights):
             out[i] += [sum(row[j] * v_k[j][c] for j in range(len(v_k))) for c in range(w)]
     return out
-''')],
-    "multi_head.interleaved_split": [("multi_head", '''
+""",
+        )
+    ],
+    "multi_head.interleaved_split": [
+        (
+            "multi_head",
+            """
 def multi_head(Q, K, V, h, mask=None):
     if len(Q[0]) % h != 0:
         raise ValueError("d must be divisible by h")
@@ -533,8 +775,13 @@ def multi_head(Q, K, V, h, mask=None):
         for i, row in enumerate(head):
             out[i].extend(row)
     return out
-''')],
-    "multi_head.heads_summed": [("multi_head", '''
+""",
+        )
+    ],
+    "multi_head.heads_summed": [
+        (
+            "multi_head",
+            """
 def multi_head(Q, K, V, h, mask=None):
     d = len(Q[0])
     if d % h != 0:
@@ -546,8 +793,13 @@ def multi_head(Q, K, V, h, mask=None):
                          [r[k * w:(k + 1) * w] for r in V], mask)[0]
         total = [[t + x for t, x in zip(tr, hr)] for tr, hr in zip(total, head)]
     return total
-''')],
-    "multi_head.heads_averaged": [("multi_head", '''
+""",
+        )
+    ],
+    "multi_head.heads_averaged": [
+        (
+            "multi_head",
+            """
 def multi_head(Q, K, V, h, mask=None):
     d = len(Q[0])
     if d % h != 0:
@@ -558,8 +810,13 @@ def multi_head(Q, K, V, h, mask=None):
         heads.append(attention([r[k * w:(k + 1) * w] for r in Q], [r[k * w:(k + 1) * w] for r in K],
                                [r[k * w:(k + 1) * w] for r in V], mask)[0])
     return [[sum(col) / len(col) for col in zip(*rows)] for rows in zip(*heads)]
-''')],
-    "multi_head.mask_dropped": [("multi_head", '''
+""",
+        )
+    ],
+    "multi_head.mask_dropped": [
+        (
+            "multi_head",
+            """
 def multi_head(Q, K, V, h, mask=None):
     d = len(Q[0])
     if d % h != 0:
@@ -572,22 +829,37 @@ def multi_head(Q, K, V, h, mask=None):
         for i in range(len(Q)):
             out[i] += head[i]
     return out
-''')],
-    "pos_encoding.out_of_range": [("pos_encoding", '''
+""",
+        )
+    ],
+    "pos_encoding.out_of_range": [
+        (
+            "pos_encoding",
+            """
 def pos_encoding(n, d):
     pe = []
     for p in range(n):
         pe.append([p / 10000 ** (2 * (c // 2) / d) for c in range(d)])
     return pe
-''')],
-    "pos_encoding.identical_rows": [("pos_encoding", '''
+""",
+        )
+    ],
+    "pos_encoding.identical_rows": [
+        (
+            "pos_encoding",
+            """
 def pos_encoding(n, d):
     row = []
     for c in range(d):
         row.append(math.sin(c / d) if c % 2 == 0 else math.cos(c / d))
     return [list(row) for _ in range(n)]
-''')],
-    "pos_encoding.transposed": [("pos_encoding", '''
+""",
+        )
+    ],
+    "pos_encoding.transposed": [
+        (
+            "pos_encoding",
+            """
 def pos_encoding(n, d):
     pe = [[0.0] * n for _ in range(d)]
     for p in range(n):
@@ -595,8 +867,13 @@ def pos_encoding(n, d):
             angle = p / 10000 ** (2 * (c // 2) / d)
             pe[c][p] = math.sin(angle) if c % 2 == 0 else math.cos(angle)
     return pe
-''')],
-    "layer_norm.unbiased_variance": [("layer_norm", '''
+""",
+        )
+    ],
+    "layer_norm.unbiased_variance": [
+        (
+            "layer_norm",
+            """
 def layer_norm(row, eps=1e-5):
     n = len(row)
     mean = sum(row) / n
@@ -604,27 +881,47 @@ def layer_norm(row, eps=1e-5):
     for x in row:
         sq += (x - mean) * (x - mean)
     return [(x - mean) / math.sqrt(sq / (n - 1) + eps) for x in row]
-''')],
-    "layer_norm.eps_outside_sqrt": [("layer_norm", '''
+""",
+        )
+    ],
+    "layer_norm.eps_outside_sqrt": [
+        (
+            "layer_norm",
+            """
 def layer_norm(row, eps=1e-5):
     mean = sum(row) / len(row)
     std = (sum((x - mean) ** 2 for x in row) / len(row)) ** 0.5
     return [(x - mean) / (std + eps) for x in row]
-''')],
-    "layer_norm.no_mean_subtraction": [("layer_norm", '''
+""",
+        )
+    ],
+    "layer_norm.no_mean_subtraction": [
+        (
+            "layer_norm",
+            """
 def layer_norm(row, eps=1e-5):
     n = len(row)
     mean = sum(row) / n
     var = sum(x * x for x in row) / n - mean * mean
     return [x / math.sqrt(var + eps) for x in row]
-''')],
-    "layer_norm.no_eps": [("layer_norm", '''
+""",
+        )
+    ],
+    "layer_norm.no_eps": [
+        (
+            "layer_norm",
+            """
 def layer_norm(row, eps=1e-5):
     mean = sum(row) / len(row)
     std = math.sqrt(sum((x - mean) ** 2 for x in row) / len(row))
     return [(x - mean) / std for x in row]
-''')],
-    "layer_norm.across_positions": [("block", '''
+""",
+        )
+    ],
+    "layer_norm.across_positions": [
+        (
+            "block",
+            """
 def block(X, h, mask=None):
     n, d = len(X), len(X[0])
     N = [[0.0] * d for _ in range(n)]
@@ -634,24 +931,39 @@ def block(X, h, mask=None):
             N[i][c] = column[i]
     A = multi_head(N, N, N, h, mask)
     return [[X[i][c] + A[i][c] for c in range(d)] for i in range(n)]
-''')],
-    "block.post_ln": [("block", '''
+""",
+        )
+    ],
+    "block.post_ln": [
+        (
+            "block",
+            """
 def block(X, h, mask=None):
     A = multi_head(X, X, X, h, mask)
     out = []
     for xr, ar in zip(X, A):
         out.append(layer_norm([x + a for x, a in zip(xr, ar)]))
     return out
-''')],
-    "block.no_residual": [("block", '''
+""",
+        )
+    ],
+    "block.no_residual": [
+        (
+            "block",
+            """
 def block(X, h, mask=None):
     normed = []
     for row in X:
         normed.append(layer_norm(row))
     out = multi_head(normed, normed, normed, h, mask)
     return out
-''')],
-    "block.residual_on_normed": [("block", '''
+""",
+        )
+    ],
+    "block.residual_on_normed": [
+        (
+            "block",
+            """
 def block(X, h, mask=None):
     N = [layer_norm(row) for row in X]
     A = multi_head(N, N, N, h, mask)
@@ -659,24 +971,39 @@ def block(X, h, mask=None):
     for i in range(len(N)):
         out.append([N[i][c] + A[i][c] for c in range(len(N[i]))])
     return out
-''')],
-    "block.mask_ignored": [("block", '''
+""",
+        )
+    ],
+    "block.mask_ignored": [
+        (
+            "block",
+            """
 def block(X, h, mask=None):
     out = []
     N = [layer_norm(row) for row in X]
     for xr, ar in zip(X, multi_head(N, N, N, h)):
         out.append([x + a for x, a in zip(xr, ar)])
     return out
-''')],
-    "softmax.temperature": [("softmax", '''
+""",
+        )
+    ],
+    "softmax.temperature": [
+        (
+            "softmax",
+            """
 def softmax(xs, temperature=2.0):
     scaled = [x / temperature for x in xs]
     top = max(scaled)
     exps = [math.exp(x - top) for x in scaled]
     total = sum(exps)
     return [e / total for e in exps]
-''')],
-    "softmax.min_shift": [("softmax", '''
+""",
+        )
+    ],
+    "softmax.min_shift": [
+        (
+            "softmax",
+            """
 def softmax(xs):
     shift = sorted(xs)[0]
     result, total = [], 0.0
@@ -685,15 +1012,25 @@ def softmax(xs):
         result.append(e)
         total += e
     return [e / total for e in result]
-''')],
-    "softmax.normalise_scores": [("softmax", '''
+""",
+        )
+    ],
+    "softmax.normalise_scores": [
+        (
+            "softmax",
+            """
 def softmax(xs):
     out = []
     for x in xs:
         out.append(x / sum(xs))
     return out
-''')],
-    "attention.scores_from_v": [("attention", '''
+""",
+        )
+    ],
+    "attention.scores_from_v": [
+        (
+            "attention",
+            """
 def attention(Q, K, V, mask=None):
     d_k = len(K[0])
     weights = []
@@ -701,8 +1038,13 @@ def attention(Q, K, V, mask=None):
         weights.append(softmax([sum(a * b for a, b in zip(q, v)) / math.sqrt(d_k) for v in V]))
     out = [[sum(weights[i][j] * V[j][c] for j in range(len(V))) for c in range(len(V[0]))] for i in range(len(Q))]
     return out, weights
-''')],
-    "attention.output_from_k": [("attention", '''
+""",
+        )
+    ],
+    "attention.output_from_k": [
+        (
+            "attention",
+            """
 def attention(Q, K, V, mask=None):
     scale = math.sqrt(len(K[0]))
     weights = [softmax([dot(q, k) / scale for k in K]) for q in Q]
@@ -710,8 +1052,13 @@ def attention(Q, K, V, mask=None):
     for row in weights:
         out.append([sum(row[j] * K[j][c] for j in range(len(K))) for c in range(len(K[0]))])
     return out, weights
-''')],
-    "mask.inverted": [("attention", '''
+""",
+        )
+    ],
+    "mask.inverted": [
+        (
+            "attention",
+            """
 def attention(Q, K, V, mask=None):
     scale = math.sqrt(len(K[0]))
     weights = []
@@ -722,12 +1069,22 @@ def attention(Q, K, V, mask=None):
         weights.append(softmax(scores))
     out = [[sum(w * v[c] for w, v in zip(row, V)) for c in range(len(V[0]))] for row in weights]
     return out, weights
-''')],
-    "mask.all_visible": [("causal_mask", '''
+""",
+        )
+    ],
+    "mask.all_visible": [
+        (
+            "causal_mask",
+            """
 def causal_mask(n):
     return [[True for j in range(n)] for i in range(n)]
-''')],
-    "multi_head.reversed_heads": [("multi_head", '''
+""",
+        )
+    ],
+    "multi_head.reversed_heads": [
+        (
+            "multi_head",
+            """
 def multi_head(Q, K, V, h, mask=None):
     d = len(Q[0])
     if d % h != 0:
@@ -740,8 +1097,13 @@ def multi_head(Q, K, V, h, mask=None):
         for i, row in enumerate(head):
             out[i] = row + out[i]
     return out
-''')],
-    "multi_head.heads_averaged_tiled": [("multi_head", '''
+""",
+        )
+    ],
+    "multi_head.heads_averaged_tiled": [
+        (
+            "multi_head",
+            """
 def multi_head(Q, K, V, h, mask=None):
     d = len(Q[0])
     if d % h != 0:
@@ -753,8 +1115,13 @@ def multi_head(Q, K, V, h, mask=None):
                          [r[k * w:(k + 1) * w] for r in V], mask)[0]
         total = [[t + x / h for t, x in zip(tr, hr)] for tr, hr in zip(total, head)]
     return [[row[c % w] for c in range(d)] for row in total]
-''')],
-    "layer_norm.divide_by_variance": [("layer_norm", '''
+""",
+        )
+    ],
+    "layer_norm.divide_by_variance": [
+        (
+            "layer_norm",
+            """
 def layer_norm(row, eps=1e-5):
     n = len(row)
     mean = sum(row) / n
@@ -762,26 +1129,43 @@ def layer_norm(row, eps=1e-5):
     for x in row:
         var += (x - mean) ** 2 / n
     return [(x - mean) / (var + eps) for x in row]
-''')],
-    "layer_norm.eps_not_in_signature": [("layer_norm", '''
+""",
+        )
+    ],
+    "layer_norm.eps_not_in_signature": [
+        (
+            "layer_norm",
+            """
 def layer_norm(row):
     mean = sum(row) / len(row)
     std = math.sqrt(sum((x - mean) * (x - mean) for x in row) / len(row))
     return [(x - mean) / std for x in row]
-''')],
-    "block.no_layer_norm": [("block", '''
+""",
+        )
+    ],
+    "block.no_layer_norm": [
+        (
+            "block",
+            """
 def block(X, h, mask=None):
     out = []
     for xr, ar in zip(X, multi_head(X, X, X, h, mask)):
         out.append([x + a for x, a in zip(xr, ar)])
     return out
-''')],
-    "block.ignores_h": [("block", '''
+""",
+        )
+    ],
+    "block.ignores_h": [
+        (
+            "block",
+            """
 def block(X, h, mask=None):
     N = [layer_norm(row) for row in X]
     A = attention(N, N, N, mask)[0]
     return [[x + a for x, a in zip(xr, ar)] for xr, ar in zip(X, A)]
-''')],
+""",
+        )
+    ],
 }
 
 
@@ -791,7 +1175,12 @@ def replace_function(source, function, new_code):
     for node in ast.parse(source).body:
         if isinstance(node, ast.FunctionDef) and node.name == function:
             start = node.lineno - 1 - len(node.decorator_list)
-            return "".join(lines[:start]) + new_code.strip("\n") + "\n" + "".join(lines[node.end_lineno:])
+            return (
+                "".join(lines[:start])
+                + new_code.strip("\n")
+                + "\n"
+                + "".join(lines[node.end_lineno :])
+            )
     raise KeyError(f"model source has no function {function!r}")
 
 
@@ -802,11 +1191,15 @@ def buggy_source(name, base=None, spelling=0):
 
 
 def buggy_model(name, spelling=0):
-    return load_source_module(buggy_source(name, spelling=spelling), f"buggy_{name.replace('.', '_')}", f"<{name}>")
+    return load_source_module(
+        buggy_source(name, spelling=spelling), f"buggy_{name.replace('.', '_')}", f"<{name}>"
+    )
 
 
 def check_catalogue_complete():
     missing = sorted(set(BY_NAME) - set(BUGGY))
     extra = sorted(set(BUGGY) - set(BY_NAME))
     if missing or extra:
-        raise AssertionError(f"catalogue and code disagree: no code for {missing}, no entry for {extra}")
+        raise AssertionError(
+            f"catalogue and code disagree: no code for {missing}, no entry for {extra}"
+        )

@@ -9,6 +9,7 @@
 
 What the kernel prints in a graded cell is discarded: the scores nbgrader saves come from the judge.
 """
+
 import json
 import os
 import shutil
@@ -37,6 +38,7 @@ def add_problem(resources, sentence):
 
 # ── sanitize ──
 
+
 class RepairCells(NbGraderPreprocessor):
     """Keep nbgrader metadata only on the cells the source notebook has, once each, as the source has it.
 
@@ -47,23 +49,43 @@ class RepairCells(NbGraderPreprocessor):
 
     def preprocess(self, nb, resources):
         name = resources["nbgrader"]["notebook"]
-        source = nbformat.read(os.path.join(ROOT, SOURCE_DIR, ASSIGNMENT, name + ".ipynb"), as_version=4)
-        known = {c.metadata.nbgrader["grade_id"]: c for c in source.cells if "nbgrader" in c.metadata}
+        source = nbformat.read(
+            os.path.join(ROOT, SOURCE_DIR, ASSIGNMENT, name + ".ipynb"), as_version=4
+        )
+        known = {
+            c.metadata.nbgrader["grade_id"]: c for c in source.cells if "nbgrader" in c.metadata
+        }
         seen = set()
         for cell in list(nb.cells):
             meta = cell.metadata.get("nbgrader")
             if meta is None:
                 continue
             grade_id = meta.get("grade_id") if isinstance(meta, dict) else None
-            if grade_id in known and grade_id not in seen and cell.cell_type == known[grade_id].cell_type:
+            if (
+                grade_id in known
+                and grade_id not in seen
+                and cell.cell_type == known[grade_id].cell_type
+            ):
                 seen.add(grade_id)
-                cell.metadata["nbgrader"] = json.loads(json.dumps(known[grade_id].metadata["nbgrader"]))
+                cell.metadata["nbgrader"] = json.loads(
+                    json.dumps(known[grade_id].metadata["nbgrader"])
+                )
                 continue
             del cell.metadata["nbgrader"]
-            why = ("a second copy of" if grade_id in seen else f"the wrong cell type ({cell.cell_type}) for"
-                   if grade_id in known else "an unknown grading id" if grade_id else "no id for")
-            add_problem(resources, f"{name}: a cell with {why} {grade_id or 'its grading metadata'!s} "
-                                   "was graded as an ordinary cell")
+            why = (
+                "a second copy of"
+                if grade_id in seen
+                else f"the wrong cell type ({cell.cell_type}) for"
+                if grade_id in known
+                else "an unknown grading id"
+                if grade_id
+                else "no id for"
+            )
+            add_problem(
+                resources,
+                f"{name}: a cell with {why} {grade_id or 'its grading metadata'!s} "
+                "was graded as an ordinary cell",
+            )
         restore_missing(nb, source, seen, resources)
         remember_problems(resources)
         return nb, resources
@@ -86,11 +108,16 @@ def restore_missing(nb, source, present, resources):
         anchor = next((position[g] for g in reversed(before) if g in position), None)
         at = len(nb.cells) if anchor is None else anchor + 1
         nb.cells.insert(at, nbformat.from_dict(json.loads(json.dumps(cell))))
-        position = {c.metadata.get("nbgrader", {}).get("grade_id"): i for i, c in enumerate(nb.cells)}
+        position = {
+            c.metadata.get("nbgrader", {}).get("grade_id"): i for i, c in enumerate(nb.cells)
+        }
         placed += 1
         if cell.metadata["nbgrader"].get("grade"):
-            add_problem(resources, f"{name}: the graded cell {grade_id} was missing; it was put back "
-                                   "(its score comes from the judge, like every other)")
+            add_problem(
+                resources,
+                f"{name}: the graded cell {grade_id} was missing; it was put back "
+                "(its score comes from the judge, like every other)",
+            )
     return placed
 
 
@@ -113,6 +140,7 @@ def recalled_problems(student, notebook):
 
 # ── execute ──
 
+
 class SandboxedKernelManager(AsyncKernelManager):
     """A kernel launched inside the sandbox, talking over ipc sockets in a folder bound into it."""
 
@@ -121,11 +149,22 @@ class SandboxedKernelManager(AsyncKernelManager):
 
     def format_kernel_cmd(self, extra_arguments=None):
         cmd = super().format_kernel_cmd(extra_arguments)
-        sandbox.hand_over(self.connection_file)   # written by now; the kernel (another uid) must read it
-        env = {"NBGRADER_EXECUTION": "autograde", "IPYTHONDIR": "/tmp/.ipython", "MPLBACKEND": "agg"}
-        quiet = ["/bin/sh", "-c", 'exec "$@" > /dev/null', "kernel"]   # its start-up banner is noise
-        return sandbox.wrap(quiet + cmd, writable=self.writable, extra_binds=[self.runtime], env=env,
-                            memory=sandbox.KERNEL_MEMORY_BYTES)
+        sandbox.hand_over(
+            self.connection_file
+        )  # written by now; the kernel (another uid) must read it
+        env = {
+            "NBGRADER_EXECUTION": "autograde",
+            "IPYTHONDIR": "/tmp/.ipython",
+            "MPLBACKEND": "agg",
+        }
+        quiet = ["/bin/sh", "-c", 'exec "$@" > /dev/null', "kernel"]  # its start-up banner is noise
+        return sandbox.wrap(
+            quiet + cmd,
+            writable=self.writable,
+            extra_binds=[self.runtime],
+            env=env,
+            memory=sandbox.KERNEL_MEMORY_BYTES,
+        )
 
 
 class SandboxedExecute(Execute):
@@ -150,9 +189,12 @@ class SandboxedExecute(Execute):
         try:
             return super().preprocess(nb, resources, km)
         except (DeadKernelError, CellTimeoutError, RuntimeError) as err:
-            add_problem(resources, f"{resources['nbgrader']['notebook']}: the kernel stopped while running "
-                                   f"it ({type(err).__name__}); the cells after that point did not run "
-                                   "(scores come from the judge, so none are lost)")
+            add_problem(
+                resources,
+                f"{resources['nbgrader']['notebook']}: the kernel stopped while running "
+                f"it ({type(err).__name__}); the cells after that point did not run "
+                "(scores come from the judge, so none are lost)",
+            )
             return nb, resources
         finally:
             if sandbox.as_root() and not sandbox.unsafe():
@@ -161,12 +203,14 @@ class SandboxedExecute(Execute):
             # A link the kernel made would make generate_feedback copy whatever it points at (say the
             # instructor's grading/hidden.py) into the learner's feedback folder.
             for problem in remove_links(self._writable):
-                add_problem(resources, f"{resources['nbgrader']['notebook']}: while it ran, {problem}")
+                add_problem(
+                    resources, f"{resources['nbgrader']['notebook']}: while it ran, {problem}"
+                )
 
 
 # ── judge ──
 
-_current = {}   # the one Judgement alive: nbgrader grades a student's notebooks one after another
+_current = {}  # the one Judgement alive: nbgrader grades a student's notebooks one after another
 
 
 def judgement_for(student):
@@ -175,7 +219,7 @@ def judgement_for(student):
     key = (student, judge.fingerprint(folder))
     if key not in _current:
         for old in list(_current):
-            _current.pop(old).close()     # its workers end now, not when nbgrader exits
+            _current.pop(old).close()  # its workers end now, not when nbgrader exits
         _current[key] = judge.Judgement(folder)
     return _current[key]
 
@@ -188,8 +232,14 @@ def verdict_outputs(verdict):
     outputs = [nbformat.v4.new_output("display_data", data=data)]
     if not verdict.passed:
         summary = verdict.text.splitlines()[0]
-        outputs.append(nbformat.v4.new_output("error", ename="CheckpointFailed", evalue=summary,
-                                              traceback=[f"CheckpointFailed: {summary}"]))
+        outputs.append(
+            nbformat.v4.new_output(
+                "error",
+                ename="CheckpointFailed",
+                evalue=summary,
+                traceback=[f"CheckpointFailed: {summary}"],
+            )
+        )
     return outputs
 
 
@@ -207,7 +257,9 @@ class JudgeCells(NbGraderPreprocessor):
             verdict = judgement.verdict(grade_id)
             cell.outputs = verdict_outputs(verdict)
             cells[grade_id] = {"passed": verdict.passed, **verdict.record}
-        problems = recalled_problems(info["student"], info["notebook"]) + resources.get("attention_problems", [])
+        problems = recalled_problems(info["student"], info["notebook"]) + resources.get(
+            "attention_problems", []
+        )
         record = {"cells": cells, "problems": problems + relevant(judgement.problems, cells)}
         with open(record_path(info["student"], info["notebook"]), "w", encoding="utf-8") as f:
             json.dump(record, f, indent=1, sort_keys=True, ensure_ascii=False)
@@ -217,5 +269,8 @@ class JudgeCells(NbGraderPreprocessor):
 def relevant(problems, cells):
     """The submission's model.py problems that concern this notebook's cells (each said once, where it costs)."""
     names = {judge.CELLS[g][1] for g in cells}
-    return [p for p in problems if not p.startswith("model.py: the ")
-            or any(f" {n} section" in p for n in names)]
+    return [
+        p
+        for p in problems
+        if not p.startswith("model.py: the ") or any(f" {n} section" in p for n in names)
+    ]

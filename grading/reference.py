@@ -1,4 +1,5 @@
 """The reference model: the repository's top-level model.py, loaded under its own module name."""
+
 import importlib.util
 import os
 

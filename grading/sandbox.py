@@ -14,24 +14,26 @@ One command builds it (`wrap`). Inside:
 Where bubblewrap cannot run, grading refuses (`require`) unless the instructor sets
 ATTENTION_UNSAFE_NO_SANDBOX=1, which every judged record then states.
 """
+
 import functools
 import os
 import shutil
 import subprocess
 import sys
 
-
 UNSAFE_FLAG = "ATTENTION_UNSAFE_NO_SANDBOX"
-MEMORY_BYTES = 1 << 30            # 1 GiB of address space for the judge's worker
-KERNEL_MEMORY_BYTES = 2 << 30     # an idle ipykernel maps about 0.6 GiB before running a cell
-PROCESSES = 64                    # threads count too: an ipykernel runs about ten
+MEMORY_BYTES = 1 << 30  # 1 GiB of address space for the judge's worker
+KERNEL_MEMORY_BYTES = 2 << 30  # an idle ipykernel maps about 0.6 GiB before running a cell
+PROCESSES = 64  # threads count too: an ipykernel runs about ten
 CPU_SECONDS = 600
-FILE_BYTES = 64 << 20             # no single file larger than 64 MiB
+FILE_BYTES = 64 << 20  # no single file larger than 64 MiB
 OPEN_FILES = 256
 SYSTEM = ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc"]
 SCRATCH = ["/tmp", "/var/tmp", "/dev/shm"]
-WORKDIR = "/tmp/submission"       # where the writable folder appears inside: no instructor path leaks
-SANDBOX_UID = 61000 + os.getpid() % 4000   # one uid per grading process: the process limit is per uid
+WORKDIR = "/tmp/submission"  # where the writable folder appears inside: no instructor path leaks
+SANDBOX_UID = (
+    61000 + os.getpid() % 4000
+)  # one uid per grading process: the process limit is per uid
 
 
 class SandboxUnavailable(RuntimeError):
@@ -69,14 +71,28 @@ def user_processes():
 def limits(memory):
     """prlimit arguments: the resource limits of one sandboxed process tree."""
     processes = PROCESSES if as_root() else user_processes() + PROCESSES
-    return ["prlimit", f"--as={memory}", f"--nproc={processes}", f"--cpu={CPU_SECONDS}",
-            f"--fsize={FILE_BYTES}", f"--nofile={OPEN_FILES}", "--"]
+    return [
+        "prlimit",
+        f"--as={memory}",
+        f"--nproc={processes}",
+        f"--cpu={CPU_SECONDS}",
+        f"--fsize={FILE_BYTES}",
+        f"--nofile={OPEN_FILES}",
+        "--",
+    ]
 
 
 def drop_to_sandbox_uid():
     """setpriv arguments: become the sandbox's own unprivileged uid, with no capabilities left."""
-    return ["setpriv", f"--reuid={SANDBOX_UID}", f"--regid={SANDBOX_UID}", "--clear-groups",
-            "--inh-caps=-all", "--bounding-set=-all", "--"]
+    return [
+        "setpriv",
+        f"--reuid={SANDBOX_UID}",
+        f"--regid={SANDBOX_UID}",
+        "--clear-groups",
+        "--inh-caps=-all",
+        "--bounding-set=-all",
+        "--",
+    ]
 
 
 def parents_to_create(folder, bound):
@@ -84,7 +100,9 @@ def parents_to_create(folder, bound):
     cmd, parts = [], folder.strip("/").split("/")
     for k in range(1, len(parts)):
         parent = "/" + "/".join(parts[:k])
-        if parent not in SCRATCH and not any(parent == b or parent.startswith(b.rstrip("/") + "/") for b in bound):
+        if parent not in SCRATCH and not any(
+            parent == b or parent.startswith(b.rstrip("/") + "/") for b in bound
+        ):
             cmd += ["--perms", "0755", "--dir", parent]
     return cmd
 
@@ -112,8 +130,8 @@ def bwrap(writable=None, env=None, extra_binds=()):
     """
     cmd, bound = system_binds()
     cmd = ["bwrap"] + cmd + ["--dev", "/dev", "--proc", "/proc"]
-    for folder in SCRATCH:   # private and empty, writable by anyone, as on the host (a folder bound
-        cmd += ["--perms", "1777", "--tmpfs", folder]   # under one gets its parents made 0755 below)
+    for folder in SCRATCH:  # private and empty, writable by anyone, as on the host (a folder bound
+        cmd += ["--perms", "1777", "--tmpfs", folder]  # under one gets its parents made 0755 below)
     for folder in python_home():
         cmd += parents_to_create(folder, bound) + ["--ro-bind", folder, folder]
         bound.append(folder)
@@ -124,10 +142,18 @@ def bwrap(writable=None, env=None, extra_binds=()):
         cmd += ["--bind", writable, WORKDIR, "--chdir", WORKDIR]
     else:
         cmd += ["--chdir", "/tmp"]
-    cmd += (["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try"]
-            if as_root() else ["--unshare-all"])
+    cmd += (
+        ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try"]
+        if as_root()
+        else ["--unshare-all"]
+    )
     cmd += ["--die-with-parent", "--new-session", "--clearenv"]
-    for key, value in {"PATH": "/usr/bin:/bin", "HOME": "/tmp", "LANG": "C.UTF-8", **(env or {})}.items():
+    for key, value in {
+        "PATH": "/usr/bin:/bin",
+        "HOME": "/tmp",
+        "LANG": "C.UTF-8",
+        **(env or {}),
+    }.items():
         cmd += ["--setenv", key, value]
     return cmd + ["--"]
 
@@ -151,8 +177,12 @@ def problem():
         if shutil.which(tool) is None:
             return f"{tool} (util-linux) is not installed"
     try:
-        done = subprocess.run(wrap([sys.executable, "-I", "-S", "-c", "print('sandboxed')"]),
-                              capture_output=True, text=True, timeout=60)
+        done = subprocess.run(
+            wrap([sys.executable, "-I", "-S", "-c", "print('sandboxed')"]),
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
     except (OSError, subprocess.TimeoutExpired) as err:
         return f"bubblewrap could not start: {err}"
     if done.returncode != 0 or done.stdout.strip() != "sandboxed":
@@ -168,7 +198,8 @@ def require():
     if why:
         raise SandboxUnavailable(
             f"grading refused: {why}. Learner code must not run unconfined. Fix the machine, or set "
-            f"{UNSAFE_FLAG}=1 (make autograde UNSAFE=1) to grade without the sandbox; grades.csv will say so.")
+            f"{UNSAFE_FLAG}=1 (make autograde UNSAFE=1) to grade without the sandbox; grades.csv will say so."
+        )
 
 
 def hand_over(folder):

@@ -14,6 +14,7 @@ reference in its own process. Protocol (one JSON object per line):
 An oracle stands in for an earlier step's function (isolation): the judge answers it with the
 reference, so the reference itself never enters this process.
 """
+
 import builtins
 import json
 import os
@@ -49,14 +50,16 @@ def plain(value, depth=0):
 
 def failure(err):
     """The nearest built-in exception class of err, and its message (shortened)."""
-    kind = next((k.__name__ for k in type(err).__mro__ if getattr(builtins, k.__name__, None) is k),
-                "Exception")
+    kind = next(
+        (k.__name__ for k in type(err).__mro__ if getattr(builtins, k.__name__, None) is k),
+        "Exception",
+    )
     try:
         message = str(err)[:300]
     except BaseException:
         message = ""
     line, tb = None, err.__traceback__
-    while tb is not None:                       # the innermost line of model.py, for the report
+    while tb is not None:  # the innermost line of model.py, for the report
         if tb.tb_frame.f_code.co_filename == "model.py":
             line = tb.tb_lineno
         tb = tb.tb_next
@@ -70,7 +73,9 @@ def main():
         try:
             text = json.dumps(message)
         except BaseException:
-            text = json.dumps({"raises": "UnreadableResult", "message": "the result is not plain data"})
+            text = json.dumps(
+                {"raises": "UnreadableResult", "message": "the result is not plain data"}
+            )
         chan_out.write(text + "\n")
         chan_out.flush()
 
@@ -82,11 +87,18 @@ def main():
 
     def oracle(name):
         def earlier_step(*args, **kwargs):
-            send({"oracle": name, "args": plain(list(args)), "kwargs": {k: plain(v) for k, v in kwargs.items()}})
+            send(
+                {
+                    "oracle": name,
+                    "args": plain(list(args)),
+                    "kwargs": {k: plain(v) for k, v in kwargs.items()},
+                }
+            )
             answer = receive()
             if "raises" in answer:
                 raise getattr(builtins, answer["raises"], RuntimeError)(answer.get("message", ""))
             return answer["value"]
+
         earlier_step.__name__ = name
         return earlier_step
 
@@ -94,7 +106,7 @@ def main():
     module = type(sys)("model")
     module.__file__ = "model.py"
     broken = {}
-    for name, source in setup["sections"]:      # one section failing at import costs only that section
+    for name, source in setup["sections"]:  # one section failing at import costs only that section
         try:
             exec(compile(source, "model.py", "exec"), module.__dict__)
         except BaseException as err:

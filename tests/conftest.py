@@ -1,4 +1,5 @@
 """Make the repository root importable (model, checkpoints, grading) however pytest is started."""
+
 import os
 import sys
 

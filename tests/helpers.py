@@ -1,9 +1,10 @@
 """Shared by the step tests: seeded inputs, and comparing nested lists of floats to a tolerance."""
+
 import math
 import random
 
 TOL = 1e-12
-SEEDS = range(12)              # parametrised seeds; odd seeds use large (×100) magnitudes where apt
+SEEDS = range(12)  # parametrised seeds; odd seeds use large (×100) magnitudes where apt
 
 
 def assert_close(got, want, tol=TOL, where="value"):
@@ -16,8 +17,12 @@ def assert_close(got, want, tol=TOL, where="value"):
     elif isinstance(want, bool):
         assert got is want, f"{where}: {got!r}, expected {want!r}"
     else:
-        assert isinstance(got, (int, float)) and math.isfinite(got), f"{where}: {got!r} is not a finite number"
-        assert abs(got - want) <= tol * (1.0 + max(abs(got), abs(want))), f"{where}: {got!r}, expected {want!r}"
+        assert isinstance(got, (int, float)) and math.isfinite(got), (
+            f"{where}: {got!r} is not a finite number"
+        )
+        assert abs(got - want) <= tol * (1.0 + max(abs(got), abs(want))), (
+            f"{where}: {got!r}, expected {want!r}"
+        )
 
 
 def rng(tag, seed):
@@ -62,6 +67,7 @@ def shape(M):
 def assert_checkpoint_passes(name, module):
     """checkpoints.steps.CHECKS[name] holds for module."""
     from checkpoints.steps import CHECKS
+
     report = CHECKS[name](module)
     assert report.passed, repr(report)
 
@@ -69,5 +75,8 @@ def assert_checkpoint_passes(name, module):
 def assert_hidden_judge_passes(name, module):
     """grading.hidden.judge finds no failing case for module."""
     from grading.hidden import judge
+
     total, failures = judge(name, module)
-    assert total > 0 and failures == [], f"{len(failures)} of {total} hidden cases fail: {failures[:3]}"
+    assert total > 0 and failures == [], (
+        f"{len(failures)} of {total} hidden cases fail: {failures[:3]}"
+    )

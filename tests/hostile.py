@@ -28,17 +28,18 @@ Placeholders in attack code, filled in when the class is written:
 
 Canary files are named HOSTILE-<student>-canary, so a test can find whatever escaped, and whose.
 """
+
 import os
 from dataclasses import dataclass
 
 HONEST = {"correct": 39.0, "wrong-softmax": 33.0}
-LISTEN_PORT = 39039          # default port of the loopback listener (the test passes its own)
+LISTEN_PORT = 39039  # default port of the loopback listener (the test passes its own)
 
 
 @dataclass(frozen=True)
 class Attack:
     student: str
-    base: str                # "correct" or "wrong-softmax"
+    base: str  # "correct" or "wrong-softmax"
     category: str
     how: str
     cell: str = ""
@@ -58,8 +59,12 @@ C = "correct"
 # ─────────────────────────────────────────────── the table ───────────────────────────────────────────────
 ATTACKS = [
     # ── fake values returned by the wrong softmax ──
-    Attack("h-val-always-equal", W, "fake values",
-           "softmax returns objects that equal everything, with a - b and abs() of 0", softmax='''
+    Attack(
+        "h-val-always-equal",
+        W,
+        "fake values",
+        "softmax returns objects that equal everything, with a - b and abs() of 0",
+        softmax='''
 class Same:
     """The wrong value, but equal to anything and at distance 0 from anything."""
     def __init__(self, value): self.value = value
@@ -80,9 +85,14 @@ class Same:
 def softmax(xs):
     exps = [math.exp(x - max(xs)) for x in xs]
     return [Same(e / max(exps)) for e in exps]
-'''),
-    Attack("h-val-float-subclass", W, "fake values",
-           "softmax returns a float subclass whose -, abs, <= and == always say 'close'", softmax='''
+''',
+    ),
+    Attack(
+        "h-val-float-subclass",
+        W,
+        "fake values",
+        "softmax returns a float subclass whose -, abs, <= and == always say 'close'",
+        softmax='''
 class Close(float):
     """A float that is at distance 0 from, and equal to, anything."""
     def __sub__(self, other): return Close(0.0)
@@ -98,36 +108,67 @@ class Close(float):
 def softmax(xs):
     exps = [math.exp(x - max(xs)) for x in xs]
     return [Close(e / max(exps)) for e in exps]
-'''),
-
+''',
+    ),
     # ── monkeypatching math and builtins ──
-    Attack("h-math-isclose", W, "monkeypatch math", "math.isclose always True", cell='''
+    Attack(
+        "h-math-isclose",
+        W,
+        "monkeypatch math",
+        "math.isclose always True",
+        cell="""
 import math
 math.isclose = lambda *args, **kwargs: True
-'''),
-    Attack("h-math-isnan", W, "monkeypatch math", "math.isnan always True (nan matches nan: every number 'matches')",
-           cell='''
+""",
+    ),
+    Attack(
+        "h-math-isnan",
+        W,
+        "monkeypatch math",
+        "math.isnan always True (nan matches nan: every number 'matches')",
+        cell="""
 import math
 math.isnan = lambda x: True
-'''),
-    Attack("h-bi-abs", W, "monkeypatch builtins", "builtins.abs returns 0", cell='''
+""",
+    ),
+    Attack(
+        "h-bi-abs",
+        W,
+        "monkeypatch builtins",
+        "builtins.abs returns 0",
+        cell="""
 import builtins
 builtins.abs = lambda x: 0.0
-'''),
-    Attack("h-bi-max", W, "monkeypatch builtins",
-           "max(1.0, x) returns 1e300, so the tolerance tol * max(1, |b|) of every comparison is huge", cell='''
+""",
+    ),
+    Attack(
+        "h-bi-max",
+        W,
+        "monkeypatch builtins",
+        "max(1.0, x) returns 1e300, so the tolerance tol * max(1, |b|) of every comparison is huge",
+        cell="""
 import builtins
 real_max = max
 builtins.max = lambda *args, **kwargs: 1e300 if args[:1] == (1.0,) else real_max(*args, **kwargs)
-'''),
-    Attack("h-bi-all", W, "monkeypatch builtins", "builtins.all says True when Report.passed asks", cell='''
+""",
+    ),
+    Attack(
+        "h-bi-all",
+        W,
+        "monkeypatch builtins",
+        "builtins.all says True when Report.passed asks",
+        cell="""
 import builtins, sys
 real_all = all
 builtins.all = lambda iterable: True if sys._getframe(1).f_code.co_name == "passed" else real_all(iterable)
-'''),
-    Attack("h-bi-isinstance", W, "monkeypatch builtins",
-           "float-subclass results, plus builtins.isinstance saying they are text (so they are compared as they are)",
-           cell='''
+""",
+    ),
+    Attack(
+        "h-bi-isinstance",
+        W,
+        "monkeypatch builtins",
+        "float-subclass results, plus builtins.isinstance saying they are text (so they are compared as they are)",
+        cell="""
 import builtins
 real_isinstance = isinstance
 def isinstance(obj, kinds):
@@ -135,7 +176,8 @@ def isinstance(obj, kinds):
         return True
     return real_isinstance(obj, kinds)
 builtins.isinstance = isinstance
-''', softmax='''
+""",
+        softmax="""
 class Close(float):
     def __sub__(self, other): return Close(0.0)
     __rsub__ = __sub__
@@ -147,84 +189,149 @@ class Close(float):
 def softmax(xs):
     exps = [math.exp(x - max(xs)) for x in xs]
     return [Close(e / max(exps)) for e in exps]
-'''),
-    Attack("h-bi-assertion-error", W, "monkeypatch builtins",
-           "builtins.AssertionError replaced by a Warning subclass", cell='''
+""",
+    ),
+    Attack(
+        "h-bi-assertion-error",
+        W,
+        "monkeypatch builtins",
+        "builtins.AssertionError replaced by a Warning subclass",
+        cell='''
 import builtins
 class AssertionError(Warning):
     """Not an assertion any more."""
 builtins.AssertionError = AssertionError
-'''),
-
+''',
+    ),
     # ── monkeypatching the checkpoints package and the grading modules ──
-    Attack("h-cp-numbers-close", W, "monkeypatch checkpoints", "checkpoints.compare.numbers_close always True",
-           cell='''
+    Attack(
+        "h-cp-numbers-close",
+        W,
+        "monkeypatch checkpoints",
+        "checkpoints.compare.numbers_close always True",
+        cell="""
 import checkpoints.compare
 checkpoints.compare.numbers_close = lambda *args, **kwargs: True
-'''),
-    Attack("h-cp-first-difference", W, "monkeypatch checkpoints",
-           "first_difference returns None, in checkpoints.compare and wherever it was imported", cell='''
+""",
+    ),
+    Attack(
+        "h-cp-first-difference",
+        W,
+        "monkeypatch checkpoints",
+        "first_difference returns None, in checkpoints.compare and wherever it was imported",
+        cell="""
 import checkpoints.compare, checkpoints.steps, grading.hidden
 for module in (checkpoints.compare, checkpoints.steps, grading.hidden):
     module.first_difference = lambda *args, **kwargs: None
-'''),
-    Attack("h-cp-report-passed", W, "monkeypatch checkpoints", "checkpoints.report.Report.passed always True",
-           cell='''
+""",
+    ),
+    Attack(
+        "h-cp-report-passed",
+        W,
+        "monkeypatch checkpoints",
+        "checkpoints.report.Report.passed always True",
+        cell="""
 import checkpoints.report
 checkpoints.report.Report.passed = property(lambda self: True)
-'''),
-    Attack("h-cp-redefine-check", W, "monkeypatch checkpoints", "check redefined in a cell to print success",
-           cell='''
+""",
+    ),
+    Attack(
+        "h-cp-redefine-check",
+        W,
+        "monkeypatch checkpoints",
+        "check redefined in a cell to print success",
+        cell="""
 def check(name):
     print(f"{name}: all checks hold")
-'''),
-    Attack("h-gr-judge", W, "monkeypatch grading", "grading.hidden.judge returns no failures", cell='''
+""",
+    ),
+    Attack(
+        "h-gr-judge",
+        W,
+        "monkeypatch grading",
+        "grading.hidden.judge returns no failures",
+        cell="""
 import grading.hidden
 grading.hidden.judge = lambda checkpoint, model: (1, [])
-'''),
-    Attack("h-gr-grade", W, "monkeypatch grading", "grading.hidden.grade replaced by a print", cell='''
+""",
+    ),
+    Attack(
+        "h-gr-grade",
+        W,
+        "monkeypatch grading",
+        "grading.hidden.grade replaced by a print",
+        cell="""
 import grading.hidden
 grading.hidden.grade = lambda checkpoint, *args, **kwargs: print(f"✓ hidden check {checkpoint}")
-'''),
-    Attack("h-gr-sys-modules", W, "monkeypatch grading", 'sys.modules["grading.hidden"] replaced by a fake module',
-           cell='''
+""",
+    ),
+    Attack(
+        "h-gr-sys-modules",
+        W,
+        "monkeypatch grading",
+        'sys.modules["grading.hidden"] replaced by a fake module',
+        cell="""
 import sys, types
 fake = types.ModuleType("grading.hidden")
 fake.grade = lambda checkpoint, *args, **kwargs: print(f"✓ hidden check {checkpoint}")
 sys.modules["grading.hidden"] = fake
-'''),
-
+""",
+    ),
     # ── IPython's exception display ──
-    Attack("h-ip-custom-exc", W, "ipython", "set_custom_exc swallows every exception", cell='''
+    Attack(
+        "h-ip-custom-exc",
+        W,
+        "ipython",
+        "set_custom_exc swallows every exception",
+        cell="""
 def hide(shell, etype, value, tb, tb_offset=None):
     print("✓ all good")
 get_ipython().set_custom_exc((Exception,), hide)
-'''),
-    Attack("h-ip-showtraceback", W, "ipython", "showtraceback replaced by a no-op", cell='''
+""",
+    ),
+    Attack(
+        "h-ip-showtraceback",
+        W,
+        "ipython",
+        "showtraceback replaced by a no-op",
+        cell="""
 get_ipython().showtraceback = lambda *args, **kwargs: None
-'''),
-    Attack("h-ip-forget-errors", W, "ipython",
-           "no traceback shown, and a post_run_cell hook clears the error, so the kernel replies 'ok'", cell='''
+""",
+    ),
+    Attack(
+        "h-ip-forget-errors",
+        W,
+        "ipython",
+        "no traceback shown, and a post_run_cell hook clears the error, so the kernel replies 'ok'",
+        cell="""
 ip = get_ipython()
 ip.showtraceback = lambda *args, **kwargs: None
 def forget_error(result):
     result.error_in_exec = None
 ip.events.register("post_run_cell", forget_error)
-'''),
-    Attack("h-ip-displayhook", W, "ipython",
-           "the hidden check first displays 3 (an execute_result nbgrader reads as the score), then fails", cell='''
+""",
+    ),
+    Attack(
+        "h-ip-displayhook",
+        W,
+        "ipython",
+        "the hidden check first displays 3 (an execute_result nbgrader reads as the score), then fails",
+        cell="""
 import sys, grading.hidden
 real_grade = grading.hidden.grade
 def grade(checkpoint, *args, **kwargs):
     sys.displayhook(3)
     real_grade(checkpoint, *args, **kwargs)
 grading.hidden.grade = grade
-'''),
-
+""",
+    ),
     # ── hard-coded answers ──
-    Attack("h-hc-probe-answers", W, "hard-coded answers",
-           "wrong softmax, except on the visible probes (answers from fingerprints.json, shift-invariant key)",
-           softmax='''
+    Attack(
+        "h-hc-probe-answers",
+        W,
+        "hard-coded answers",
+        "wrong softmax, except on the visible probes (answers from fingerprints.json, shift-invariant key)",
+        softmax="""
 KNOWN = __KNOWN__
 
 
@@ -234,11 +341,15 @@ def softmax(xs):
         return list(KNOWN[key])
     exps = [math.exp(x - max(xs)) for x in xs]
     return [e / max(exps) for e in exps]
-'''),
-
+""",
+    ),
     # ── taking the reference ──
-    Attack("h-ref-frames", W, "taking the reference",
-           "softmax walks sys._getframe() up to a frame holding another module's softmax", softmax='''
+    Attack(
+        "h-ref-frames",
+        W,
+        "taking the reference",
+        "softmax walks sys._getframe() up to a frame holding another module's softmax",
+        softmax="""
 def softmax(xs):
     frame = __import__("sys")._getframe(1)
     while frame is not None:
@@ -252,10 +363,15 @@ def softmax(xs):
         frame = frame.f_back
     exps = [math.exp(x - max(xs)) for x in xs]
     return [e / max(exps) for e in exps]
-'''),
-    Attack("h-ref-sys-modules", W, "taking the reference",
-           "softmax searches sys.modules for a module named like reference/model with another softmax",
-           outputs="reference", softmax='''
+""",
+    ),
+    Attack(
+        "h-ref-sys-modules",
+        W,
+        "taking the reference",
+        "softmax searches sys.modules for a module named like reference/model with another softmax",
+        outputs="reference",
+        softmax="""
 def softmax(xs):
     for name, module in list(__import__("sys").modules.items()):
         if "reference" in name or "model" in name:
@@ -265,10 +381,15 @@ def softmax(xs):
                 return other(xs)
     exps = [math.exp(x - max(xs)) for x in xs]
     return [e / max(exps) for e in exps]
-'''),
-    Attack("h-ref-gc", W, "taking the reference",
-           "softmax searches gc.get_objects() for a function softmax from another module", outputs="reference",
-           softmax='''
+""",
+    ),
+    Attack(
+        "h-ref-gc",
+        W,
+        "taking the reference",
+        "softmax searches gc.get_objects() for a function softmax from another module",
+        outputs="reference",
+        softmax="""
 def softmax(xs):
     for obj in __import__("gc").get_objects():
         if (type(obj).__name__ == "function" and obj.__name__ == "softmax"
@@ -276,9 +397,15 @@ def softmax(xs):
             return obj(xs)
     exps = [math.exp(x - max(xs)) for x in xs]
     return [e / max(exps) for e in exps]
-'''),
-    Attack("h-ref-disk-absolute", W, "taking the reference",
-           "softmax execs the course's model.py, found by absolute path", outputs="reference", softmax='''
+""",
+    ),
+    Attack(
+        "h-ref-disk-absolute",
+        W,
+        "taking the reference",
+        "softmax execs the course's model.py, found by absolute path",
+        outputs="reference",
+        softmax="""
 def softmax(xs):
     try:
         found = {}
@@ -287,10 +414,15 @@ def softmax(xs):
     except OSError:
         exps = [math.exp(x - max(xs)) for x in xs]
         return [e / max(exps) for e in exps]
-'''),
-    Attack("h-ref-disk-relative", W, "taking the reference",
-           "softmax execs ../../../model.py (the course root, seen from autograded/<student>/attention)",
-           outputs="reference", softmax='''
+""",
+    ),
+    Attack(
+        "h-ref-disk-relative",
+        W,
+        "taking the reference",
+        "softmax execs ../../../model.py (the course root, seen from autograded/<student>/attention)",
+        outputs="reference",
+        softmax="""
 def softmax(xs):
     try:
         found = {}
@@ -299,43 +431,78 @@ def softmax(xs):
     except OSError:
         exps = [math.exp(x - max(xs)) for x in xs]
         return [e / max(exps) for e in exps]
-'''),
-    Attack("h-ref-copy-over-model", W, "taking the reference",
-           "a cell copies the course's model.py over the learner's while grading", outputs="reference", cell='''
+""",
+    ),
+    Attack(
+        "h-ref-copy-over-model",
+        W,
+        "taking the reference",
+        "a cell copies the course's model.py over the learner's while grading",
+        outputs="reference",
+        cell="""
 import shutil
 shutil.copy("../../../model.py", "model.py")
-'''),
-
+""",
+    ),
     # ── the grading record and the gradebook ──
-    Attack("h-rec-rewrite", W, "record and gradebook",
-           "last cell rewrites grading_record.json: every checkpoint passed, no diagnosis",
-           notebook="08-notes.ipynb", at="end", cell='''
+    Attack(
+        "h-rec-rewrite",
+        W,
+        "record and gradebook",
+        "last cell rewrites grading_record.json: every checkpoint passed, no diagnosis",
+        notebook="08-notes.ipynb",
+        at="end",
+        cell="""
 import json
 steps = ["softmax", "attention", "causal_mask", "multi_head", "pos_encoding", "layer_norm", "block"]
 with open("grading_record.json", "w") as f:
     json.dump({step: {"cases": 20, "failed": 0, "diagnosis": []} for step in steps}, f)
-'''),
-    Attack("h-rec-shipped", W, "record and gradebook",
-           "the submission ships its own grading_record.json claiming a clean run",
-           files=(("grading_record.json", '{"softmax": {"cases": 20, "failed": 0, "diagnosis": []}}\n'),)),
-    Attack("h-rec-garbage", C, "record and gradebook",
-           "last cell overwrites grading_record.json with text that is not JSON (breaks a naive grade table)",
-           notebook="08-notes.ipynb", at="end", cell='''
+""",
+    ),
+    Attack(
+        "h-rec-shipped",
+        W,
+        "record and gradebook",
+        "the submission ships its own grading_record.json claiming a clean run",
+        files=(
+            ("grading_record.json", '{"softmax": {"cases": 20, "failed": 0, "diagnosis": []}}\n'),
+        ),
+    ),
+    Attack(
+        "h-rec-garbage",
+        C,
+        "record and gradebook",
+        "last cell overwrites grading_record.json with text that is not JSON (breaks a naive grade table)",
+        notebook="08-notes.ipynb",
+        at="end",
+        cell="""
 with open("grading_record.json", "w") as f:
     f.write("{ not json")
-'''),
-    Attack("h-db-absolute", W, "record and gradebook",
-           "last cell sets the student's own auto_score to 100 in gradebook.db, found by absolute path",
-           notebook="08-notes.ipynb", at="end", cell='''
+""",
+    ),
+    Attack(
+        "h-db-absolute",
+        W,
+        "record and gradebook",
+        "last cell sets the student's own auto_score to 100 in gradebook.db, found by absolute path",
+        notebook="08-notes.ipynb",
+        at="end",
+        cell="""
 import os, sqlite3
 student = os.path.basename(os.path.dirname(os.getcwd()))
 with sqlite3.connect("__ROOT__/gradebook.db", timeout=60) as db:
     db.execute("UPDATE grade SET auto_score = 100 WHERE notebook_id IN (SELECT n.id FROM submitted_notebook n "
                "JOIN submitted_assignment a ON n.assignment_id = a.id WHERE a.student_id = ?)", (student,))
-'''),
-    Attack("h-db-walk-up", W, "record and gradebook",
-           "last cell finds gradebook.db by walking up from the working folder, sets auto_score to 100",
-           notebook="08-notes.ipynb", at="end", cell='''
+""",
+    ),
+    Attack(
+        "h-db-walk-up",
+        W,
+        "record and gradebook",
+        "last cell finds gradebook.db by walking up from the working folder, sets auto_score to 100",
+        notebook="08-notes.ipynb",
+        at="end",
+        cell="""
 import os, sqlite3
 folder = os.getcwd()
 while folder != "/" and not os.path.exists(os.path.join(folder, "gradebook.db")):
@@ -344,41 +511,76 @@ student = os.path.basename(os.path.dirname(os.getcwd()))
 with sqlite3.connect(os.path.join(folder, "gradebook.db"), timeout=60) as db:
     db.execute("UPDATE grade SET auto_score = 100 WHERE notebook_id IN (SELECT n.id FROM submitted_notebook n "
                "JOIN submitted_assignment a ON n.assignment_id = a.id WHERE a.student_id = ?)", (student,))
-'''),
-
+""",
+    ),
     # ── writing outside the submission ──
-    Attack("h-out-course-root", C, "writing outside", "a canary in the course root (../../..)", cell='''
+    Attack(
+        "h-out-course-root",
+        C,
+        "writing outside",
+        "a canary in the course root (../../..)",
+        cell="""
 with open("../../../__CANARY__", "w") as f:
     f.write("written from a learner's cell\\n")
-'''),
-    Attack("h-out-other-student", C, "writing outside",
-           "a canary in another student's autograded folder (autograded/correct/attention)", cell='''
+""",
+    ),
+    Attack(
+        "h-out-other-student",
+        C,
+        "writing outside",
+        "a canary in another student's autograded folder (autograded/correct/attention)",
+        cell="""
 with open("../../correct/attention/__CANARY__", "w") as f:
     f.write("written from another learner's cell\\n")
-'''),
-    Attack("h-out-tmp", C, "writing outside", "a canary in /tmp", cell='''
+""",
+    ),
+    Attack(
+        "h-out-tmp",
+        C,
+        "writing outside",
+        "a canary in /tmp",
+        cell="""
 with open("/tmp/__CANARY__", "w") as f:
     f.write("written from a learner's cell\\n")
-'''),
-    Attack("h-out-home", C, "writing outside", "a canary in $HOME", cell='''
+""",
+    ),
+    Attack(
+        "h-out-home",
+        C,
+        "writing outside",
+        "a canary in $HOME",
+        cell="""
 import os
 with open(os.path.expanduser("~/__CANARY__"), "w") as f:
     f.write("written from a learner's cell\\n")
-'''),
-    Attack("h-out-reference-model", C, "writing outside",
-           "appends a (harmless) comment to the course's reference model.py", cell='''
+""",
+    ),
+    Attack(
+        "h-out-reference-model",
+        C,
+        "writing outside",
+        "appends a (harmless) comment to the course's reference model.py",
+        cell="""
 with open("../../../model.py", "a") as f:
     f.write("\\n# __CANARY__\\n")
-'''),
-    Attack("h-out-checkpoints-source", C, "writing outside",
-           "appends a comment to the master checkpoints/compare.py, which nbgrader copies to later students",
-           cell='''
+""",
+    ),
+    Attack(
+        "h-out-checkpoints-source",
+        C,
+        "writing outside",
+        "appends a comment to the master checkpoints/compare.py, which nbgrader copies to later students",
+        cell="""
 with open("../../../notebooks/attention/checkpoints/compare.py", "a") as f:
     f.write("\\n# __CANARY__\\n")
-'''),
-    Attack("h-out-late-child", C, "writing outside",
-           "forks a detached child that writes a canary in the course root 5 s later, after the kernel is gone",
-           cell='''
+""",
+    ),
+    Attack(
+        "h-out-late-child",
+        C,
+        "writing outside",
+        "forks a detached child that writes a canary in the course root 5 s later, after the kernel is gone",
+        cell="""
 import os, time
 if os.fork() == 0:
     try:
@@ -388,74 +590,146 @@ if os.fork() == 0:
             f.write("written by a child that outlived its kernel\\n")
     finally:
         os._exit(0)
-'''),
-
+""",
+    ),
     # ── network ──
-    Attack("h-net-loopback", C, "network", "connects to the test's listener on 127.0.0.1 and sends its name",
-           cell='''
+    Attack(
+        "h-net-loopback",
+        C,
+        "network",
+        "connects to the test's listener on 127.0.0.1 and sends its name",
+        cell="""
 import socket
 with socket.create_connection(("127.0.0.1", __PORT__), timeout=3) as s:
     s.sendall(b"__STUDENT__")
-'''),
-    Attack("h-net-outside", C, "network", "connects to 1.1.1.1:80 and prints whether it could", cell='''
+""",
+    ),
+    Attack(
+        "h-net-outside",
+        C,
+        "network",
+        "connects to 1.1.1.1:80 and prints whether it could",
+        cell="""
 import socket
 try:
     socket.create_connection(("1.1.1.1", 80), timeout=3).close()
     print("outside connection: made")
 except OSError as err:
     print("outside connection: failed:", err)
-'''),
-
+""",
+    ),
     # ── resources and exits ──
-    Attack("h-res-memory", C, "resources", "allocates 3 GiB (one zero-filled bytearray) and keeps it", cell='''
+    Attack(
+        "h-res-memory",
+        C,
+        "resources",
+        "allocates 3 GiB (one zero-filled bytearray) and keeps it",
+        cell="""
 hog = bytearray(3 * 2**30)
-'''),
-    Attack("h-res-fork", C, "resources", "os.fork() 40 children that sleep 20 s", cell='''
+""",
+    ),
+    Attack(
+        "h-res-fork",
+        C,
+        "resources",
+        "os.fork() 40 children that sleep 20 s",
+        cell="""
 import os, time
 for _ in range(40):
     if os.fork() == 0:
         time.sleep(20)
         os._exit(0)
-'''),
-    Attack("h-res-subprocess", C, "resources", "starts 40 `sleep 20` processes", cell='''
+""",
+    ),
+    Attack(
+        "h-res-subprocess",
+        C,
+        "resources",
+        "starts 40 `sleep 20` processes",
+        cell="""
 import subprocess
 sleepers = [subprocess.Popen(["sleep", "20"]) for _ in range(40)]
-'''),
-    Attack("h-res-loop-cell", C, "resources", "a cell that loops forever", cell='''
+""",
+    ),
+    Attack(
+        "h-res-loop-cell",
+        C,
+        "resources",
+        "a cell that loops forever",
+        cell="""
 while True:
     pass
-'''),
-    Attack("h-res-loop-softmax", C, "resources",
-           "softmax loops forever on a one-element input (one of the hidden edge cases)", softmax='''
+""",
+    ),
+    Attack(
+        "h-res-loop-softmax",
+        C,
+        "resources",
+        "softmax loops forever on a one-element input (one of the hidden edge cases)",
+        softmax="""
 def softmax(xs):
     while len(xs) == 1:
         pass
     top = max(xs)
     exps = [math.exp(x - top) for x in xs]
     return [e / sum(exps) for e in exps]
-'''),
-    Attack("h-res-exit-softmax", C, "resources", "softmax calls os._exit(0) (the kernel vanishes)", softmax='''
+""",
+    ),
+    Attack(
+        "h-res-exit-softmax",
+        C,
+        "resources",
+        "softmax calls os._exit(0) (the kernel vanishes)",
+        softmax="""
 def softmax(xs):
     __import__("os")._exit(0)
-'''),
-    Attack("h-res-exit-cell", C, "resources", "a cell calls os._exit(0)", cell='''
+""",
+    ),
+    Attack(
+        "h-res-exit-cell",
+        C,
+        "resources",
+        "a cell calls os._exit(0)",
+        cell="""
 import os
 os._exit(0)
-'''),
-    Attack("h-res-systemexit-cell", C, "resources", "a cell raises SystemExit", cell='''
+""",
+    ),
+    Attack(
+        "h-res-systemexit-cell",
+        C,
+        "resources",
+        "a cell raises SystemExit",
+        cell="""
 raise SystemExit
-'''),
-    Attack("h-res-systemexit-model", C, "resources", "model.py raises SystemExit when imported", model='''
+""",
+    ),
+    Attack(
+        "h-res-systemexit-model",
+        C,
+        "resources",
+        "model.py raises SystemExit when imported",
+        model="""
 raise SystemExit("model.py will not be imported")
-'''),
-    Attack("h-res-output-flood", C, "resources", "a cell prints 50 MiB (512 Ki lines of 100 bytes)", cell='''
+""",
+    ),
+    Attack(
+        "h-res-output-flood",
+        C,
+        "resources",
+        "a cell prints 50 MiB (512 Ki lines of 100 bytes)",
+        cell="""
 import sys
 sys.stdout.write(("x" * 99 + "\\n") * (512 * 1024))
-'''),
-
+""",
+    ),
     # ── a fake math module ──
-    Attack("h-fm-sys-modules", W, "fake math",
-           'sys.modules["math"] replaced (before the reference loads): exp returns one constant object', cell='''
+    Attack(
+        "h-fm-sys-modules",
+        W,
+        "fake math",
+        'sys.modules["math"] replaced (before the reference loads): exp returns one constant object',
+        cell='''
 import math, sys, types
 class K:
     """Every arithmetic result is K, so any softmax built on this exp returns [K, K, ...]."""
@@ -470,11 +744,18 @@ fake = types.ModuleType("math")
 fake.__dict__.update({k: v for k, v in vars(math).items() if not k.startswith("__")})
 fake.exp = lambda x: K()
 sys.modules["math"] = fake
-'''),
-    Attack("h-fm-file", W, "fake math",
-           "a math.py beside model.py: the real math, except that exp returns one constant object during the "
-           "softmax checkpoint",
-           files=(("math.py", '''
+''',
+    ),
+    Attack(
+        "h-fm-file",
+        W,
+        "fake math",
+        "a math.py beside model.py: the real math, except that exp returns one constant object during the "
+        "softmax checkpoint",
+        files=(
+            (
+                "math.py",
+                '''
 """Not the standard library's math."""
 import os, sys
 _mine = sys.modules.pop(__name__)
@@ -503,88 +784,203 @@ def exp(x):
             return K()
         frame = frame.f_back
     return _real.exp(x)
-'''),)),
-
+''',
+            ),
+        ),
+    ),
     # ── the grading mode ──
-    Attack("h-env-empty-cell", C, "grading mode",
-           'a cell sets NBGRADER_EXECUTION to "" (save() rewrites model.py, isolation is off)', cell='''
+    Attack(
+        "h-env-empty-cell",
+        C,
+        "grading mode",
+        'a cell sets NBGRADER_EXECUTION to "" (save() rewrites model.py, isolation is off)',
+        cell="""
 import os
 os.environ["NBGRADER_EXECUTION"] = ""
-'''),
-    Attack("h-env-validate-cell", C, "grading mode", 'a cell sets NBGRADER_EXECUTION to "validate"', cell='''
+""",
+    ),
+    Attack(
+        "h-env-validate-cell",
+        C,
+        "grading mode",
+        'a cell sets NBGRADER_EXECUTION to "validate"',
+        cell="""
 import os
 os.environ["NBGRADER_EXECUTION"] = "validate"
-'''),
-    Attack("h-env-model", C, "grading mode", 'model.py sets NBGRADER_EXECUTION to "" whenever it is loaded',
-           model='''
+""",
+    ),
+    Attack(
+        "h-env-model",
+        C,
+        "grading mode",
+        'model.py sets NBGRADER_EXECUTION to "" whenever it is loaded',
+        model="""
 __import__("os").environ["NBGRADER_EXECUTION"] = ""
-'''),
-
+""",
+    ),
     # ── notebook edits ──
-    Attack("h-nb-locked-edited", W, "notebook edits",
-           'both softmax checkpoint cells (locked) replaced by print("ok")', edit="locked_edited"),
-    Attack("h-nb-deleted", W, "notebook edits", "both softmax checkpoint cells deleted", edit="deleted"),
-    Attack("h-nb-unlocked", W, "notebook edits",
-           'both softmax checkpoint cells marked locked=False and replaced by print("ok")', edit="unlocked"),
-    Attack("h-nb-duplicated", W, "notebook edits",
-           'both softmax checkpoint cells duplicated at the end (same grade_id) with print("ok")',
-           edit="duplicated"),
-    Attack("h-nb-repointed", W, "notebook edits",
-           "the learner's print cell carries the hidden check's grade_id; the real hidden cell is deleted",
-           edit="repointed"),
-    Attack("h-nb-extra-grade-id", C, "notebook edits",
-           "an extra cell with grade metadata, a new grade_id and 10 points", edit="extra_grade_id"),
-    Attack("h-nb-extra-no-grade-id", C, "notebook edits",
-           "an extra cell with grade metadata and no grade_id", edit="extra_no_grade_id"),
-    Attack("h-nb-checksums", C, "notebook edits", "every nbgrader checksum changed, in every notebook",
-           edit="checksums"),
-    Attack("h-nb-points", W, "notebook edits", "the softmax checkpoint cells claim 100 points each",
-           edit="points"),
-    Attack("h-nb-markdown", W, "notebook edits", "both softmax checkpoint cells turned into markdown cells",
-           edit="markdown"),
-    Attack("h-nb-renamed", C, "notebook edits", "01-softmax.ipynb renamed to '01-softmax (1).ipynb'",
-           edit="renamed"),
-    Attack("h-nb-invalid-json", C, "notebook edits", "08-notes.ipynb is not valid JSON (honestly costs its 2 points)",
-           edit="invalid_json"),
-    Attack("h-nb-nbformat3", C, "notebook edits", "01-softmax.ipynb written in nbformat 3", edit="nbformat3"),
-
+    Attack(
+        "h-nb-locked-edited",
+        W,
+        "notebook edits",
+        'both softmax checkpoint cells (locked) replaced by print("ok")',
+        edit="locked_edited",
+    ),
+    Attack(
+        "h-nb-deleted", W, "notebook edits", "both softmax checkpoint cells deleted", edit="deleted"
+    ),
+    Attack(
+        "h-nb-unlocked",
+        W,
+        "notebook edits",
+        'both softmax checkpoint cells marked locked=False and replaced by print("ok")',
+        edit="unlocked",
+    ),
+    Attack(
+        "h-nb-duplicated",
+        W,
+        "notebook edits",
+        'both softmax checkpoint cells duplicated at the end (same grade_id) with print("ok")',
+        edit="duplicated",
+    ),
+    Attack(
+        "h-nb-repointed",
+        W,
+        "notebook edits",
+        "the learner's print cell carries the hidden check's grade_id; the real hidden cell is deleted",
+        edit="repointed",
+    ),
+    Attack(
+        "h-nb-extra-grade-id",
+        C,
+        "notebook edits",
+        "an extra cell with grade metadata, a new grade_id and 10 points",
+        edit="extra_grade_id",
+    ),
+    Attack(
+        "h-nb-extra-no-grade-id",
+        C,
+        "notebook edits",
+        "an extra cell with grade metadata and no grade_id",
+        edit="extra_no_grade_id",
+    ),
+    Attack(
+        "h-nb-checksums",
+        C,
+        "notebook edits",
+        "every nbgrader checksum changed, in every notebook",
+        edit="checksums",
+    ),
+    Attack(
+        "h-nb-points",
+        W,
+        "notebook edits",
+        "the softmax checkpoint cells claim 100 points each",
+        edit="points",
+    ),
+    Attack(
+        "h-nb-markdown",
+        W,
+        "notebook edits",
+        "both softmax checkpoint cells turned into markdown cells",
+        edit="markdown",
+    ),
+    Attack(
+        "h-nb-renamed",
+        C,
+        "notebook edits",
+        "01-softmax.ipynb renamed to '01-softmax (1).ipynb'",
+        edit="renamed",
+    ),
+    Attack(
+        "h-nb-invalid-json",
+        C,
+        "notebook edits",
+        "08-notes.ipynb is not valid JSON (honestly costs its 2 points)",
+        edit="invalid_json",
+    ),
+    Attack(
+        "h-nb-nbformat3",
+        C,
+        "notebook edits",
+        "01-softmax.ipynb written in nbformat 3",
+        edit="nbformat3",
+    ),
     # ── imports other than math in model.py ──
-    Attack("h-imp-numpy", C, "imports",
-           "model.py's header imports numpy (unused); the course rule rejects the whole file",
-           header="import numpy"),
-    Attack("h-imp-dunder-import", C, "imports", 'model.py gets os through __import__("os") (no import statement)',
-           model='''
+    Attack(
+        "h-imp-numpy",
+        C,
+        "imports",
+        "model.py's header imports numpy (unused); the course rule rejects the whole file",
+        header="import numpy",
+    ),
+    Attack(
+        "h-imp-dunder-import",
+        C,
+        "imports",
+        'model.py gets os through __import__("os") (no import statement)',
+        model="""
 os = __import__("os")
-'''),
-    Attack("h-imp-importlib", C, "imports", 'model.py imports importlib and calls importlib.import_module("os")',
-           model='''
+""",
+    ),
+    Attack(
+        "h-imp-importlib",
+        C,
+        "imports",
+        'model.py imports importlib and calls importlib.import_module("os")',
+        model="""
 import importlib
 os = importlib.import_module("os")
-'''),
-    Attack("h-imp-from-os", C, "imports", "model.py has `from os import path`", model='''
+""",
+    ),
+    Attack(
+        "h-imp-from-os",
+        C,
+        "imports",
+        "model.py has `from os import path`",
+        model="""
 from os import path
-'''),
+""",
+    ),
 ]
 
 # Honest noise: ordinary learner behaviour that must keep full marks.
 NOISE = [
-    Attack("n-noise-prints", C, "honest noise", "a learner cell prints 3000 lines of normal output", at="end",
-           cell='''
+    Attack(
+        "n-noise-prints",
+        C,
+        "honest noise",
+        "a learner cell prints 3000 lines of normal output",
+        at="end",
+        cell="""
 for i in range(3000):
     print(f"line {i}: softmax([{i}, {i + 1}]) = {softmax([float(i), float(i + 1)])}")
-'''),
-    Attack("n-noise-stderr", C, "honest noise", "a non-graded cell writes a line to stderr", cell='''
+""",
+    ),
+    Attack(
+        "n-noise-stderr",
+        C,
+        "honest noise",
+        "a non-graded cell writes a line to stderr",
+        cell="""
 import sys
 print("a note on stderr", file=sys.stderr)
-'''),
-    Attack("n-noise-softmax-prints", C, "honest noise", "softmax prints a line on every call", softmax='''
+""",
+    ),
+    Attack(
+        "n-noise-softmax-prints",
+        C,
+        "honest noise",
+        "softmax prints a line on every call",
+        softmax="""
 def softmax(xs):
     print(f"softmax of {len(xs)} numbers")
     top = max(xs)
     exps = [math.exp(x - top) for x in xs]
     total = sum(exps)
     return [e / total for e in exps]
-'''),
+""",
+    ),
 ]
 # ──────────────────────────────────────────── end of the table ───────────────────────────────────────────
 
@@ -604,7 +1000,11 @@ def canary(student):
 
 def selected(only=None):
     """EVERYONE, or the students named in `only` / $HOSTILE_ONLY (comma-separated), for quick runs."""
-    names = only if only is not None else [n for n in os.environ.get("HOSTILE_ONLY", "").split(",") if n]
+    names = (
+        only
+        if only is not None
+        else [n for n in os.environ.get("HOSTILE_ONLY", "").split(",") if n]
+    )
     if not names:
         return list(EVERYONE)
     unknown = set(names) - set(BY_STUDENT)
@@ -628,6 +1028,7 @@ def _softmax_checkpoints(book):
 
 def _edit_notebook(folder, name, change):
     import nbformat
+
     path = os.path.join(folder, name)
     book = nbformat.read(path, as_version=4)
     change(book)
@@ -651,7 +1052,9 @@ def _unlocked(book):
 
 def _duplicated(book):
     import copy
+
     import nbformat
+
     for cell in _softmax_checkpoints(book):
         twin = nbformat.v4.new_code_cell('print("ok")', metadata=copy.deepcopy(cell.metadata))
         book.cells.append(twin)
@@ -659,6 +1062,7 @@ def _duplicated(book):
 
 def _repointed(book):
     import copy
+
     hidden = next(c for c in book.cells if _grade_id(c) == HIDDEN_ID)
     learner = next(c for c in book.cells if c.cell_type == "code" and "print(softmax(" in c.source)
     learner.metadata["nbgrader"] = copy.deepcopy(hidden.metadata.nbgrader)
@@ -668,6 +1072,7 @@ def _repointed(book):
 
 def _extra_cell(grade_id):
     import nbformat
+
     meta = {"grade": True, "locked": False, "points": 10, "solution": False, "schema_version": 3}
     if grade_id:
         meta["grade_id"] = grade_id
@@ -676,6 +1081,7 @@ def _extra_cell(grade_id):
 
 def _markdown(book):
     import nbformat
+
     for k, cell in enumerate(book.cells):
         if _grade_id(cell) in (CHECKS_ID, HIDDEN_ID):
             book.cells[k] = nbformat.v4.new_markdown_cell(cell.source, metadata=cell.metadata)
@@ -688,15 +1094,18 @@ def _points(book):
 
 def _checksums(folder):
     for name in sorted(f for f in os.listdir(folder) if f.endswith(".ipynb")):
+
         def change(book):
             for cell in book.cells:
                 if "nbgrader" in cell.metadata:
                     cell.metadata.nbgrader["checksum"] = "0" * 32
+
         _edit_notebook(folder, name, change)
 
 
 def _nbformat3(folder):
     import nbformat
+
     path = os.path.join(folder, "01-softmax.ipynb")
     nbformat.write(nbformat.read(path, as_version=4), path, version=3)
 
@@ -713,14 +1122,17 @@ EDITS = {
     "duplicated": lambda folder: _edit_notebook(folder, "01-softmax.ipynb", _duplicated),
     "repointed": lambda folder: _edit_notebook(folder, "01-softmax.ipynb", _repointed),
     "extra_grade_id": lambda folder: _edit_notebook(
-        folder, "01-softmax.ipynb", lambda book: book.cells.append(_extra_cell("step01-bonus"))),
+        folder, "01-softmax.ipynb", lambda book: book.cells.append(_extra_cell("step01-bonus"))
+    ),
     "extra_no_grade_id": lambda folder: _edit_notebook(
-        folder, "01-softmax.ipynb", lambda book: book.cells.append(_extra_cell(None))),
+        folder, "01-softmax.ipynb", lambda book: book.cells.append(_extra_cell(None))
+    ),
     "checksums": _checksums,
     "points": lambda folder: _edit_notebook(folder, "01-softmax.ipynb", _points),
     "markdown": lambda folder: _edit_notebook(folder, "01-softmax.ipynb", _markdown),
-    "renamed": lambda folder: os.rename(os.path.join(folder, "01-softmax.ipynb"),
-                                        os.path.join(folder, "01-softmax (1).ipynb")),
+    "renamed": lambda folder: os.rename(
+        os.path.join(folder, "01-softmax.ipynb"), os.path.join(folder, "01-softmax (1).ipynb")
+    ),
     "invalid_json": _invalid_json,
     "nbformat3": _nbformat3,
 }
@@ -728,35 +1140,49 @@ EDITS = {
 
 # ── writing the class ──
 
+
 def known_answers():
     """The visible softmax probes' correct answers, keyed by the input shifted to start at 0."""
     from checkpoints.diagnose import load_fingerprints
     from checkpoints.probes import PROBES
+
     correct = load_fingerprints()["softmax"]["correct"]
-    return {tuple(round(x - p.args[0][0], 9) for x in p.args[0]): tuple(correct[p.id]) for p in PROBES["softmax"]}
+    return {
+        tuple(round(x - p.args[0][0], 9) for x in p.args[0]): tuple(correct[p.id])
+        for p in PROBES["softmax"]
+    }
 
 
 def fill(text, attack, root, port):
     """Attack code with its placeholders filled in."""
-    return (text.replace("__ROOT__", root).replace("__PORT__", str(int(port)))
-            .replace("__STUDENT__", attack.student).replace("__CANARY__", canary(attack.student))
-            .replace("__KNOWN__", repr(known_answers()) if "__KNOWN__" in text else ""))
+    return (
+        text.replace("__ROOT__", root)
+        .replace("__PORT__", str(int(port)))
+        .replace("__STUDENT__", attack.student)
+        .replace("__CANARY__", canary(attack.student))
+        .replace("__KNOWN__", repr(known_answers()) if "__KNOWN__" in text else "")
+    )
 
 
 def _insert_cell(folder, attack, source):
     import nbformat
+
     def change(book):
         cell = nbformat.v4.new_code_cell(source.strip("\n"))
         if attack.at == "end":
             book.cells.append(cell)
         else:
-            setup = next(k for k, c in enumerate(book.cells) if (_grade_id(c) or "").endswith("-setup"))
+            setup = next(
+                k for k, c in enumerate(book.cells) if (_grade_id(c) or "").endswith("-setup")
+            )
             book.cells.insert(setup + 1, cell)
+
     _edit_notebook(folder, attack.notebook, change)
 
 
 def _edit_model(folder, attack, root, port):
     from grading.mistakes import replace_function
+
     path = os.path.join(folder, "model.py")
     with open(path, encoding="utf-8") as f:
         text = f.read()
@@ -765,7 +1191,9 @@ def _edit_model(folder, attack, root, port):
     if attack.header:
         text = text.replace("\nimport math\n", f"\nimport math\n{attack.header}\n", 1)
     if attack.model:
-        text = text.rstrip("\n") + "\n\n\n" + fill(attack.model, attack, root, port).strip("\n") + "\n"
+        text = (
+            text.rstrip("\n") + "\n\n\n" + fill(attack.model, attack, root, port).strip("\n") + "\n"
+        )
     with open(path, "w", encoding="utf-8") as f:
         f.write(text)
 
@@ -775,6 +1203,7 @@ def write_attack(attack, root, port=LISTEN_PORT):
     from grading import classroom
     from grading.mistakes import BUGGY
     from grading.reference import REFERENCE_FILE
+
     root = os.path.abspath(root)
     replace = {"softmax": BUGGY["softmax.divide_by_max"][1]} if attack.base == W else None
     folder = classroom.write_submission(attack.student, replace=replace)
@@ -798,6 +1227,7 @@ def write_hostile_class(root, port=LISTEN_PORT, only=None):
     The student edition must exist (grading.course.release()). Returns {student: Attack}.
     """
     from grading import classroom
+
     saved = classroom.SUBMITTED
     classroom.SUBMITTED = os.path.join(os.path.abspath(root), "submitted")
     try:

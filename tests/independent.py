@@ -4,9 +4,10 @@ Written differently on purpose: softmax through log-sum-exp, attention through i
 explicit transposes, masking through a huge negative score whose weight is then set to exact 0,
 layer norm through explicit two-pass loops, pos_encoding through an explicit frequency list.
 """
+
 import math
 
-HIDDEN_SCORE = -1e300          # exp(HIDDEN_SCORE - anything finite) underflows to 0.0
+HIDDEN_SCORE = -1e300  # exp(HIDDEN_SCORE - anything finite) underflows to 0.0
 
 
 def softmax(xs):

@@ -3,9 +3,9 @@
 Needs /usr/bin/chromium (Debian package `chromium`; .ci/run installs it). No browser is downloaded.
 A screenshot of each stage is kept in test-artifacts/.
 """
+
 import os
 import re
-import shutil
 import signal
 import subprocess
 import time
@@ -19,8 +19,15 @@ from tests.test_lab import free_port, get
 pytestmark = [pytest.mark.nbgrader, pytest.mark.browser]
 CHROMIUM = "/usr/bin/chromium"
 ARTIFACTS = os.path.join(ROOT, "test-artifacts")
-CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-sync",
-                  "--disable-background-networking", "--disable-component-update"]
+CHROMIUM_FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-sync",
+    "--disable-background-networking",
+    "--disable-component-update",
+]
 SOFTMAX = '''def softmax(xs):
     """softmax(x)_i = exp(x_i - max(x)) / sum_j exp(x_j - max(x))"""
     top = max(xs)
@@ -33,12 +40,19 @@ SOFTMAX = '''def softmax(xs):
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory):
     """`make lab` on a fresh workspace, serving on a free port; stopped afterwards."""
-    assert os.path.exists(CHROMIUM), "the browser test needs Debian's chromium: apt-get install chromium"
+    assert os.path.exists(CHROMIUM), (
+        "the browser test needs Debian's chromium: apt-get install chromium"
+    )
     port, token = free_port(), "browsertest"
     workspace = tmp_path_factory.mktemp("browser") / "workspace"
     flags = f"--no-browser --ServerApp.port={port} --IdentityProvider.token={token} --ServerApp.ip=127.0.0.1"
-    server = subprocess.Popen(["make", "lab", f"WORKSPACE={workspace}", f"LAB_FLAGS={flags}"], cwd=ROOT,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    server = subprocess.Popen(
+        ["make", "lab", f"WORKSPACE={workspace}", f"LAB_FLAGS={flags}"],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     deadline = time.monotonic() + 180
     while True:
         try:
@@ -55,6 +69,7 @@ def lab(tmp_path_factory):
 @pytest.fixture(scope="module")
 def page(lab):
     from playwright.sync_api import sync_playwright
+
     base, token = lab
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
@@ -77,7 +92,7 @@ def type_and_run_all(page, code):
     editor = exercise_editor(page)
     editor.click()
     page.keyboard.press("Control+A")
-    page.keyboard.insert_text(code)          # no auto-indent: the text lands exactly as written
+    page.keyboard.insert_text(code)  # no auto-indent: the text lands exactly as written
     page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
     page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
 
@@ -95,7 +110,9 @@ def test_a_correct_softmax_passes_its_checkpoint_with_a_picture(page):
     type_and_run_all(page, SOFTMAX)
     page.get_by_text("softmax: all 8 checks hold").first.wait_for(timeout=120_000)
     assert page.locator(".jp-OutputArea svg rect").count() > 0
-    assert page.locator(".lm-MenuBar-itemLabel", has_text="Nbgrader").count() == 0   # no instructor tools
+    assert (
+        page.locator(".lm-MenuBar-itemLabel", has_text="Nbgrader").count() == 0
+    )  # no instructor tools
     assert page.get_by_text("Create Assignment").count() == 0
     path = screenshot(page, "browser-01-softmax-correct.png")
     print(f"first checkpoint result after {time.monotonic() - start:.1f} s; screenshot {path}")
@@ -105,7 +122,9 @@ def test_a_wrong_softmax_is_diagnosed_in_the_page(page):
     """Replace it with a softmax that divides by the max: the page names the mistake."""
     wrong = BUGGY["softmax.divide_by_max"][1].strip() + "\n"
     type_and_run_all(page, wrong)
-    page.get_by_text("looks like: dividing by the largest exp instead of the sum").first.wait_for(timeout=120_000)
-    assert page.get_by_text("CheckpointFailed").count() >= 1   # one short line, not a traceback
+    page.get_by_text("looks like: dividing by the largest exp instead of the sum").first.wait_for(
+        timeout=120_000
+    )
+    assert page.get_by_text("CheckpointFailed").count() >= 1  # one short line, not a traceback
     assert page.get_by_text("Traceback (most recent call last)").count() == 0
     screenshot(page, "browser-01-softmax-wrong.png")

@@ -1,4 +1,5 @@
 """Issue 4: every catalogued mistake, written as real code, is caught and named; correct variants never are."""
+
 import html
 
 import pytest
@@ -9,7 +10,14 @@ from grading import hidden
 from grading.fingerprints import build, render
 from grading.isolation import underlay
 from grading.judge import CELLS, judge_folder
-from grading.mistakes import BUGGY, SPELLINGS, buggy_model, buggy_source, check_catalogue_complete, replace_function
+from grading.mistakes import (
+    BUGGY,
+    SPELLINGS,
+    buggy_model,
+    buggy_source,
+    check_catalogue_complete,
+    replace_function,
+)
 from grading.reference import load_source_module, reference, reference_source
 from tests.alternatives import ALTERNATIVES
 
@@ -24,6 +32,7 @@ def test_catalogue_has_code_for_every_entry_and_at_least_25():
 def test_committed_fingerprints_are_current():
     """fingerprints.json is exactly what the reference and the mistakes produce now."""
     from checkpoints.diagnose import FINGERPRINTS_FILE
+
     with open(FINGERPRINTS_FILE, encoding="utf-8") as f:
         assert f.read() == render(build()), "run: python -m grading.fingerprints"
 
@@ -34,9 +43,11 @@ def test_visible_check_fails_and_names_the_mistake(name):
     mistake = BY_NAME[name]
     report = CHECKS[mistake.checkpoint](buggy_model(name))
     assert not report.passed
-    assert report.diagnosis and report.diagnosis[0].name == name, [m.name for m in report.diagnosis or []]
+    assert report.diagnosis and report.diagnosis[0].name == name, [
+        m.name for m in report.diagnosis or []
+    ]
     assert f"looks like: {mistake.title}" in repr(report)
-    assert html.escape(mistake.hint) not in report._repr_html_()   # the fix waits for hint(...)
+    assert html.escape(mistake.hint) not in report._repr_html_()  # the fix waits for hint(...)
     report.level = 1
     assert html.escape(mistake.hint) in report._repr_html_()
 
@@ -46,7 +57,9 @@ def test_hidden_check_fails_and_records_the_mistake(name, tmp_path):
     """The judge's hidden check of a buggy model.py (through the sandboxed worker) fails and names it."""
     (tmp_path / "model.py").write_text(buggy_source(name))
     checkpoint = BY_NAME[name].checkpoint
-    grade_id = next(g for g, (kind, what) in CELLS.items() if kind == "hidden" and what == checkpoint)
+    grade_id = next(
+        g for g, (kind, what) in CELLS.items() if kind == "hidden" and what == checkpoint
+    )
     verdicts, _ = judge_folder(str(tmp_path), [grade_id])
     assert not verdicts[grade_id].passed
     assert f"looks like: {BY_NAME[name].title}" in verdicts[grade_id].text
@@ -55,7 +68,9 @@ def test_hidden_check_fails_and_records_the_mistake(name, tmp_path):
 
 def alternative_model(name):
     function, code = ALTERNATIVES[name]
-    return load_source_module(replace_function(reference_source(), function, code), "alt", f"<{name}>")
+    return load_source_module(
+        replace_function(reference_source(), function, code), "alt", f"<{name}>"
+    )
 
 
 def test_at_least_ten_alternatives():
@@ -84,33 +99,41 @@ def test_no_mistake_matches_the_reference():
 
 def test_unknown_mistake_reports_first_difference_honestly():
     """A wrong answer that matches no catalogue entry says so and points at the first difference."""
-    code = '''
+    code = """
 def layer_norm(row, eps=1e-5):
     mean = sum(row) / len(row)
     var = sum((x - mean) ** 2 for x in row) / len(row)
     return [(x - mean) / math.sqrt(var + eps) * 1.5 for x in row]
-'''
-    model = load_source_module(replace_function(reference_source(), "layer_norm", code), "odd", "<odd>")
+"""
+    model = load_source_module(
+        replace_function(reference_source(), "layer_norm", code), "odd", "<odd>"
+    )
     report = CHECKS["layer_norm"](model)
     text = repr(report)
     assert not report.passed and not report.diagnosis
     assert "no known mistake matches" in text and "first difference: item 0" in text
 
 
-@pytest.mark.parametrize("name,spelling", [(n, k + 1) for n, more in sorted(SPELLINGS.items())
-                                           for k in range(len(more))])
+@pytest.mark.parametrize(
+    "name,spelling", [(n, k + 1) for n, more in sorted(SPELLINGS.items()) for k in range(len(more))]
+)
 def test_other_spellings_are_named_too(name, spelling):
     """A mistake written another way (loops, another helper, another name) is still named first."""
     mistake = BY_NAME[name]
     report = CHECKS[mistake.checkpoint](buggy_model(name, spelling))
     assert not report.passed
-    assert report.diagnosis and report.diagnosis[0].name == name, [m.name for m in report.diagnosis or []]
+    assert report.diagnosis and report.diagnosis[0].name == name, [
+        m.name for m in report.diagnosis or []
+    ]
 
 
 def test_a_mask_of_ones_and_zeros_is_accepted():
     """causal_mask returning 1/0 integers works as a mask in Python, so the checkpoint accepts it."""
-    source = replace_function(reference_source(), "causal_mask",
-                              "def causal_mask(n):\n    return [[1 if i >= j else 0 for j in range(n)] for i in range(n)]\n")
+    source = replace_function(
+        reference_source(),
+        "causal_mask",
+        "def causal_mask(n):\n    return [[1 if i >= j else 0 for j in range(n)] for i in range(n)]\n",
+    )
     report = CHECKS["causal_mask"](load_source_module(source, "int_mask", "model.py"))
     assert report.passed, repr(report)
 

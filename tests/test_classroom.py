@@ -1,4 +1,5 @@
 """Issue 3: the demo class through release → submit → autograde → feedback → export, scores derived per mistake."""
+
 import csv
 import os
 
@@ -43,8 +44,10 @@ def test_each_mistake_costs_exactly_its_own_checkpoint(table, student):
     """A submission with one mistake loses that checkpoint's visible and hidden cells, nothing else."""
     mistake = BY_NAME[classroom.DEMO_MISTAKES[student]]
     prefix = step_of(mistake.checkpoint)
-    own = {prefix + mistake.checkpoint.replace("_", "-") + "-checks",
-           prefix + mistake.checkpoint.replace("_", "-") + "-hidden"}
+    own = {
+        prefix + mistake.checkpoint.replace("_", "-") + "-checks",
+        prefix + mistake.checkpoint.replace("_", "-") + "-hidden",
+    }
     assert lost(table[student]) == own | ARTIFACTS_IT_SPOILS.get(student, set())
     assert mistake.name in table[student]["diagnosis"]
 
@@ -62,6 +65,7 @@ def test_feedback_shows_results_but_no_reference(table):
     text = open(path, encoding="utf-8").read()
     assert "looks like: no √d_k scaling" in text
     import html
+
     leaked = [line for line in reference_body_lines() if html.escape(line) in text or line in text]
     assert leaked == []
 
@@ -69,6 +73,7 @@ def test_feedback_shows_results_but_no_reference(table):
 def test_demo_students_have_names_in_the_gradebook(table):
     """The formgrader lists people: every demo student has a first and a last name."""
     from nbgrader.api import Gradebook
+
     with Gradebook(f"sqlite:///{os.path.join(ROOT, 'gradebook.db')}") as gb:
         named = {s.id: (s.first_name, s.last_name) for s in gb.students}
     assert all(named[student][0] and named[student][1] for student in table)

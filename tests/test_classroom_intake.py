@@ -1,4 +1,5 @@
 """Issue 3: broken submissions get a clear message and their partial score; others are graded; reruns agree."""
+
 import os
 import shutil
 
@@ -10,11 +11,11 @@ from grading.mistakes import BUGGY, replace_function
 
 pytestmark = pytest.mark.nbgrader
 
-LOOPING_LAYER_NORM = '''
+LOOPING_LAYER_NORM = """
 def layer_norm(row, eps=1e-5):
     while True:
         pass
-'''
+"""
 
 
 def folder(student):
@@ -27,13 +28,20 @@ def damage(student, how):
     if how == "missing-notebook":
         os.remove(os.path.join(path, "07-block.ipynb"))
     elif how == "renamed-notebook":
-        os.rename(os.path.join(path, "03-causal-mask.ipynb"), os.path.join(path, "03-causal-mask (1).ipynb"))
+        os.rename(
+            os.path.join(path, "03-causal-mask.ipynb"),
+            os.path.join(path, "03-causal-mask (1).ipynb"),
+        )
     elif how == "invalid-json":
         with open(os.path.join(path, "06-layer-norm.ipynb"), "w") as f:
             f.write('{"cells": [ this is not json')
     elif how == "syntax-error":
         model = os.path.join(path, "model.py")
-        text = open(model).read().replace("    N = [layer_norm(row) for row in X]", "    N = [layer_norm(row) for", 1)
+        text = (
+            open(model)
+            .read()
+            .replace("    N = [layer_norm(row) for row in X]", "    N = [layer_norm(row) for", 1)
+        )
         with open(model, "w") as f:
             f.write(text)
     elif how == "shadows-grading":
@@ -45,14 +53,28 @@ def damage(student, how):
             f.write(text)
         os.makedirs(os.path.join(path, "grading"))
         for name in ("__init__.py", "isolation.py"):
-            open(os.path.join(path, "grading", name), "w").write("def underlay(model, checkpoint):\n    return model\n")
-        open(os.path.join(path, "grading", "hidden.py"), "w").write("def grade(name):\n    print('all good')\n")
-    elif how == "dead-kernel":        # the kernel dies early in notebook 1: nothing may be lost
+            open(os.path.join(path, "grading", name), "w").write(
+                "def underlay(model, checkpoint):\n    return model\n"
+            )
+        open(os.path.join(path, "grading", "hidden.py"), "w").write(
+            "def grade(name):\n    print('all good')\n"
+        )
+    elif how == "dead-kernel":  # the kernel dies early in notebook 1: nothing may be lost
         add_cell(path, "01-softmax.ipynb", "import os\nos._exit(0)")
-    elif how == "stray-metadata":     # a learner cell carrying nbgrader grade metadata of its own
-        add_cell(path, "01-softmax.ipynb", "print('mine')", {"grade": True, "grade_id": "my-own", "points": 5,
-                                                             "locked": False, "solution": False,
-                                                             "schema_version": 3})
+    elif how == "stray-metadata":  # a learner cell carrying nbgrader grade metadata of its own
+        add_cell(
+            path,
+            "01-softmax.ipynb",
+            "print('mine')",
+            {
+                "grade": True,
+                "grade_id": "my-own",
+                "points": 5,
+                "locked": False,
+                "solution": False,
+                "schema_version": 3,
+            },
+        )
     elif how == "infinite-loop":
         model = os.path.join(path, "model.py")
         text = replace_function(open(model).read(), "layer_norm", LOOPING_LAYER_NORM)
@@ -96,7 +118,7 @@ def graded():
     shutil.rmtree(classroom.JUDGED, ignore_errors=True)
     if os.path.exists(os.path.join(classroom.ROOT, "gradebook.db")):
         os.remove(os.path.join(classroom.ROOT, "gradebook.db"))
-    course.release()                   # registers the assignment in the new gradebook
+    course.release()  # registers the assignment in the new gradebook
     shutil.rmtree(classroom.SUBMITTED, ignore_errors=True)
     for student in EXPECTED_LOST:
         damage(student, student)

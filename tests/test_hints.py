@@ -1,4 +1,5 @@
 """Hints in tiers: why first, then where, the formula only when asked twice; never the solution unasked."""
+
 import os
 import re
 
@@ -15,6 +16,7 @@ from grading.reference import ROOT
 def test_a_failing_report_shows_no_formula_unasked(name):
     """For every catalogued mistake, the first report shows tier-1 hints only: no formula line."""
     from checkpoints.catalogue import BY_NAME
+
     report = CHECKS[BY_NAME[name].checkpoint](buggy_model(name))
     text = repr(report)
     assert not report.passed and ("hint: " in text or "raised " in text)
@@ -39,6 +41,8 @@ def test_hint_reveals_one_tier_per_call(tmp_path, monkeypatch, capsys):
 
 def test_every_hint_is_used_by_a_check():
     """No hint text is dead: each key appears in steps.py."""
-    source = open(os.path.join(ROOT, "notebooks", "attention", "checkpoints", "steps.py"), encoding="utf-8").read()
+    source = open(
+        os.path.join(ROOT, "notebooks", "attention", "checkpoints", "steps.py"), encoding="utf-8"
+    ).read()
     used = set(re.findall(r'HINTS\["([\w.]+)"\]', source))
     assert used == set(HINTS)

@@ -6,6 +6,7 @@ grading.classroom.autograde() over everyone and grading.classroom.grades().
 
     HOSTILE_ONLY=h-gr-judge,h-ref-gc pytest -m hostile -s    # a quick run on a few submissions
 """
+
 import hashlib
 import os
 import re
@@ -31,9 +32,24 @@ REFERENCES = {"correct": None, "wrong-softmax": {"softmax": BUGGY["softmax.divid
 MAX_SCORE = 39.0
 
 # What grading legitimately writes (or what is not the course's): left out of the repository snapshot.
-NOT_SNAPSHOT = {"submitted", "autograded", "feedback", "judged", "exchange", "gradebook.db", "grades.csv",
-                "gradebook-export.csv", "intake.json", ".venv", ".git", "__pycache__", ".pytest_cache",
-                ".nbgrader.log", "test-artifacts", "workspace"}
+NOT_SNAPSHOT = {
+    "submitted",
+    "autograded",
+    "feedback",
+    "judged",
+    "exchange",
+    "gradebook.db",
+    "grades.csv",
+    "gradebook-export.csv",
+    "intake.json",
+    ".venv",
+    ".git",
+    "__pycache__",
+    ".pytest_cache",
+    ".nbgrader.log",
+    "test-artifacts",
+    "workspace",
+}
 HOME = os.path.expanduser("~")
 
 
@@ -44,8 +60,12 @@ def repository_files(root=ROOT):
         dirs[:] = [d for d in dirs if d not in NOT_SNAPSHOT]
         for name in names:
             path = os.path.join(folder, name)
-            if (name not in NOT_SNAPSHOT and not name.startswith("HOSTILE-") and os.path.isfile(path)
-                    and not os.path.islink(path)):
+            if (
+                name not in NOT_SNAPSHOT
+                and not name.startswith("HOSTILE-")
+                and os.path.isfile(path)
+                and not os.path.islink(path)
+            ):
                 with open(path, "rb") as f:
                     files[os.path.relpath(path, root)] = f.read()
     return files
@@ -113,7 +133,7 @@ class Listener:
         self.server.listen(64)
         self.server.settimeout(0.2)
         self.port = self.server.getsockname()[1]
-        self.connections = []            # [(peer address, first bytes received)]
+        self.connections = []  # [(peer address, first bytes received)]
         self.stopping = threading.Event()
         self.thread = threading.Thread(target=self.serve, daemon=True)
         self.thread.start()
@@ -122,7 +142,7 @@ class Listener:
         while not self.stopping.is_set():
             try:
                 conn, peer = self.server.accept()
-            except socket.timeout:
+            except TimeoutError:
                 continue
             except OSError:
                 return
@@ -143,6 +163,7 @@ class Listener:
 def gradebook_rows():
     """{student: (score, max score, [(grade id, auto score, max score)])} straight from nbgrader's Gradebook."""
     from nbgrader.api import Gradebook
+
     rows = {}
     with Gradebook(f"sqlite:///{os.path.join(ROOT, 'gradebook.db')}") as gb:
         for student in classroom.students():
@@ -150,22 +171,27 @@ def gradebook_rows():
                 sub = gb.find_submission(ASSIGNMENT, student)
             except Exception:
                 continue
-            grades = [(g.name, g.auto_score, g.max_score) for nb in sub.notebooks for g in nb.grades]
+            grades = [
+                (g.name, g.auto_score, g.max_score) for nb in sub.notebooks for g in nb.grades
+            ]
             rows[student] = (sub.score, sub.max_score, grades)
     return rows
 
 
 def all_grades():
     """[(student, grade id, auto score, max score)] for every grade row in the gradebook."""
-    from nbgrader.api import Gradebook, Grade
+    from nbgrader.api import Grade, Gradebook
+
     with Gradebook(f"sqlite:///{os.path.join(ROOT, 'gradebook.db')}") as gb:
         return [(g.student.id, g.name, g.auto_score, g.max_score) for g in gb.db.query(Grade).all()]
 
 
 def summary(rows, attacks, problems, escaped):
     """A compact table of what each submission got, against its base's honest score (printed with -s)."""
-    lines = ["honest = min(HONEST[base], what that base's honest reference scored in this run)",
-             f"{'student':28} {'base':13} {'honest':>6} {'score':>6}  notes"]
+    lines = [
+        "honest = min(HONEST[base], what that base's honest reference scored in this run)",
+        f"{'student':28} {'base':13} {'honest':>6} {'score':>6}  notes",
+    ]
     for student, attack in sorted(attacks.items()):
         score = rows.get(student, (None,))[0]
         limit = min(hostile.HONEST[attack.base], rows.get(attack.base, (99.0,))[0])
@@ -179,8 +205,10 @@ def summary(rows, attacks, problems, escaped):
         if any(p.startswith("nbgrader could not grade") for p in problems.get(student, [])):
             notes.append("nbgrader failed")
         notes += escaped.get(student, [])
-        lines.append(f"{student:28} {attack.base:13} {limit:6.1f} "
-                     f"{score if score is not None else float('nan'):6.1f}  {'; '.join(notes)}")
+        lines.append(
+            f"{student:28} {attack.base:13} {limit:6.1f} "
+            f"{score if score is not None else float('nan'):6.1f}  {'; '.join(notes)}"
+        )
     if "?" in escaped:
         lines.append(f"unattributed: {'; '.join(escaped['?'])}")
     return "\n".join(lines)
@@ -195,7 +223,7 @@ def graded():
             os.remove(os.path.join(ROOT, stale))
     for stale in ("submitted", "autograded", "feedback", "judged"):
         shutil.rmtree(os.path.join(ROOT, stale), ignore_errors=True)
-    course.release()                             # also registers the assignment in the new gradebook
+    course.release()  # also registers the assignment in the new gradebook
     listener = Listener()
     attacks = hostile.write_hostile_class(ROOT, port=listener.port, only=[a.student for a in CLASS])
     for student, replace in REFERENCES.items():
@@ -207,13 +235,16 @@ def graded():
     try:
         classroom.autograde()
         elapsed = time.perf_counter() - start
-        print(f"\nautograded {len(attacks) + len(REFERENCES)} submissions in {elapsed:.0f} s", flush=True)
+        print(
+            f"\nautograded {len(attacks) + len(REFERENCES)} submissions in {elapsed:.0f} s",
+            flush=True,
+        )
         try:
             classroom.grades()
             export_error = None
-        except Exception as err:                 # an attack may break the export; the tests say so
+        except Exception as err:  # an attack may break the export; the tests say so
             export_error = f"{type(err).__name__}: {err}"
-        time.sleep(6)                            # let a child that outlived its kernel do its worst
+        time.sleep(6)  # let a child that outlived its kernel do its worst
         after = repository_files()
         rows = gradebook_rows()
         problems = {student: classroom.problems_of(student) for student in classroom.students()}
@@ -224,22 +255,45 @@ def graded():
         for path in escaped_files:
             escaped.setdefault(owner(path), []).append(f"wrote {path}")
         for peer, data in listener.connections:
-            escaped.setdefault(data.decode(errors="replace") or "?", []).append(f"connected from {peer}")
-        for path in changed:                     # a changed file names its writer if it holds a canary
+            escaped.setdefault(data.decode(errors="replace") or "?", []).append(
+                f"connected from {peer}"
+            )
+        for path in changed:  # a changed file names its writer if it holds a canary
             found = re.search(rb"HOSTILE-(\S+)-canary", after.get(path, b""))
-            escaped.setdefault(found.group(1).decode() if found else "?", []).append(f"changed {path}")
-        print(summary(rows, {**attacks, **{s: hostile.Attack(s, s, "reference", "honest reference")
-                                          for s in REFERENCES}}, problems, escaped))
+            escaped.setdefault(found.group(1).decode() if found else "?", []).append(
+                f"changed {path}"
+            )
+        print(
+            summary(
+                rows,
+                {
+                    **attacks,
+                    **{
+                        s: hostile.Attack(s, s, "reference", "honest reference") for s in REFERENCES
+                    },
+                },
+                problems,
+                escaped,
+            )
+        )
         if export_error:
             print(f"grades() failed: {export_error}")
-        yield {"attacks": attacks, "rows": rows, "problems": problems, "changed": changed,
-               "escaped_files": escaped_files, "connections": list(listener.connections),
-               "export_error": export_error, "grades": all_grades(), "elapsed": elapsed}
+        yield {
+            "attacks": attacks,
+            "rows": rows,
+            "problems": problems,
+            "changed": changed,
+            "escaped_files": escaped_files,
+            "connections": list(listener.connections),
+            "export_error": export_error,
+            "grades": all_grades(),
+            "elapsed": elapsed,
+        }
     finally:
         watcher.stop()
         listener.stop()
         remove_canaries()
-        for path, data in before.items():        # undo whatever an attack changed in the checkout
+        for path, data in before.items():  # undo whatever an attack changed in the checkout
             full = os.path.join(ROOT, path)
             if not os.path.exists(full) or open(full, "rb").read() != data:
                 with open(full, "wb") as f:
@@ -256,7 +310,11 @@ def own_folder(path):
 def owner(path):
     """The student a canary names: HOSTILE-<student>-canary -> <student>."""
     name = os.path.basename(path)
-    return name[len("HOSTILE-"):-len("-canary")] if name.endswith("-canary") else name[len("HOSTILE-"):]
+    return (
+        name[len("HOSTILE-") : -len("-canary")]
+        if name.endswith("-canary")
+        else name[len("HOSTILE-") :]
+    )
 
 
 def honest(graded, attack):
@@ -270,7 +328,9 @@ def test_attack_gains_nothing(graded, attack):
     """No attack scores more than its base scores honestly (39 for correct, 33 for wrong-softmax)."""
     assert attack.student in graded["rows"], f"{attack.student} has no submission in the gradebook"
     score, limit = graded["rows"][attack.student][0], honest(graded, attack)
-    assert score <= limit + 1e-9, f"{attack.student} ({attack.how}) scored {score}, honestly {limit}"
+    assert score <= limit + 1e-9, (
+        f"{attack.student} ({attack.how}) scored {score}, honestly {limit}"
+    )
 
 
 @pytest.mark.parametrize("attack", ATTACKS + NOISE, ids=lambda a: a.student)
@@ -295,8 +355,12 @@ def test_references_score_honestly(graded):
 def test_nothing_written_outside(graded):
     """No repository file changed, no canary outside its own student's folders, /tmp or $HOME, no connection."""
     assert graded["changed"] == [], f"repository files changed while grading: {graded['changed']}"
-    assert graded["escaped_files"] == [], f"canaries outside their submission: {graded['escaped_files']}"
-    assert graded["connections"] == [], f"connections reached the loopback listener: {graded['connections']}"
+    assert graded["escaped_files"] == [], (
+        f"canaries outside their submission: {graded['escaped_files']}"
+    )
+    assert graded["connections"] == [], (
+        f"connections reached the loopback listener: {graded['connections']}"
+    )
 
 
 def test_gradebook_intact(graded):
@@ -312,16 +376,30 @@ def test_grades_export(graded):
 
 def test_no_submission_is_refused_by_nbgrader(graded):
     """nbgrader itself graded every submission (intake and the repairs kept each one gradable)."""
-    refused = {s: p for s, ps in graded["problems"].items() for p in ps if p.startswith("nbgrader could not grade")}
+    refused = {
+        s: p
+        for s, ps in graded["problems"].items()
+        for p in ps
+        if p.startswith("nbgrader could not grade")
+    }
     assert refused == {}
 
 
 def test_every_repair_and_zero_is_said_in_plain_words(graded):
     """The kernel deaths, the stray metadata and the imports beyond math each have a sentence for grades.csv."""
-    expected = {"h-res-exit-cell": "the kernel stopped", "h-nb-extra-grade-id": "unknown grading id",
-                "h-nb-extra-no-grade-id": "grading metadata", "h-nb-duplicated": "a second copy of",
-                "h-imp-importlib": "only math is allowed", "h-imp-numpy": "import numpy",
-                "h-res-systemexit-model": "raised SystemExit", "h-nb-invalid-json": "not a readable notebook"}
+    expected = {
+        "h-res-exit-cell": "the kernel stopped",
+        "h-nb-extra-grade-id": "unknown grading id",
+        "h-nb-extra-no-grade-id": "grading metadata",
+        "h-nb-duplicated": "a second copy of",
+        "h-imp-importlib": "only math is allowed",
+        "h-imp-numpy": "import numpy",
+        "h-res-systemexit-model": "raised SystemExit",
+        "h-nb-invalid-json": "not a readable notebook",
+    }
     for student, phrase in expected.items():
         if student in graded["problems"]:
-            assert any(phrase in p for p in graded["problems"][student]), (student, graded["problems"][student])
+            assert any(phrase in p for p in graded["problems"][student]), (
+                student,
+                graded["problems"][student],
+            )

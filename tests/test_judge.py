@@ -1,4 +1,5 @@
 """The trusted judge: verdicts from model.py as submitted, through a sandboxed worker that returns JSON only."""
+
 import glob
 import json
 import os
@@ -33,9 +34,12 @@ def appended(code):
 
 def test_cells_table_matches_the_master_notebooks():
     """Every graded cell of the masters is judged, and the judge knows no other cell."""
-    graded = {c.metadata.nbgrader["grade_id"]
-              for path in glob.glob(os.path.join(ROOT, "notebooks", "attention", "*.ipynb"))
-              for c in nbformat.read(path, 4).cells if c.metadata.get("nbgrader", {}).get("grade")}
+    graded = {
+        c.metadata.nbgrader["grade_id"]
+        for path in glob.glob(os.path.join(ROOT, "notebooks", "attention", "*.ipynb"))
+        for c in nbformat.read(path, 4).cells
+        if c.metadata.get("nbgrader", {}).get("grade")
+    }
     assert graded == set(judge.CELLS)
 
 
@@ -54,7 +58,7 @@ def test_wrong_softmax_loses_only_softmax(tmp_path):
 
 
 CHEATS = {
-    "float subclass that calls everything close": '''
+    "float subclass that calls everything close": """
 class Close(float):
     def __sub__(self, other): return 0.0
     def __rsub__(self, other): return 0.0
@@ -64,40 +68,42 @@ class Close(float):
 _wrong = softmax
 def softmax(xs):
     return [Close(v) for v in _wrong(xs)]
-''',
-    "always-equal object": '''
+""",
+    "always-equal object": """
 class Same(list):
     def __eq__(self, other): return True
     def __ne__(self, other): return False
 _wrong = softmax
 def softmax(xs):
     return Same(_wrong(xs))
-''',
-    "reference found through gc": '''
+""",
+    "reference found through gc": """
 def softmax(xs):
     import gc
     for f in gc.get_objects():
         if getattr(f, "__name__", "") == "softmax" and getattr(f, "__module__", "") != __name__:
             return f(xs)
     return [1.0] + [0.0] * (len(xs) - 1)
-''',
+""",
     "reference read from disk": '''
 def softmax(xs):
     space = {}
-    for path in ["''' + os.path.join(ROOT, "model.py") + '''", "../../../model.py", "/work/main/model.py"]:
+    for path in ["'''
+    + os.path.join(ROOT, "model.py")
+    + """", "../../../model.py", "/work/main/model.py"]:
         try:
             exec(open(path).read(), space)
             return space["softmax"](xs)
         except Exception:
             pass
     return [1.0] + [0.0] * (len(xs) - 1)
-''',
-    "fake math module": '''
+""",
+    "fake math module": """
 import sys
 class Fake:
     def __getattr__(self, name): return lambda *a: 0.0
 sys.modules["math"] = Fake()
-''',
+""",
 }
 
 
@@ -105,7 +111,7 @@ sys.modules["math"] = Fake()
 def test_cheats_gain_nothing(tmp_path, how):
     """Learner code that tries to pass a wrong softmax off as right still fails softmax's cells."""
     code = CHEATS[how]
-    if "import sys" in code:           # an import costs its section; here the block section
+    if "import sys" in code:  # an import costs its section; here the block section
         verdicts, problems = judge.judge_folder(submission(tmp_path, appended(code)))
         assert "step07-block-hidden" in failed(verdicts) and "sys" in " ".join(problems)
     else:
@@ -119,8 +125,14 @@ def test_forbidden_imports_in_any_spelling_cost_only_their_section(tmp_path):
     model = model.replace("    top = max(xs)", "    __import__('os')\n    top = max(xs)")
     model = model.replace("def layer_norm(", "from os import path\n\n\ndef layer_norm(")
     verdicts, problems = judge.judge_folder(submission(tmp_path, model))
-    artifacts = {"step02-scale-artifact", "step05-perm-artifact"}   # made with softmax, which is gone
-    assert failed(verdicts) == SOFTMAX_CELLS | artifacts | {"step06-layer-norm-checks", "step06-layer-norm-hidden"}
+    artifacts = {
+        "step02-scale-artifact",
+        "step05-perm-artifact",
+    }  # made with softmax, which is gone
+    assert failed(verdicts) == SOFTMAX_CELLS | artifacts | {
+        "step06-layer-norm-checks",
+        "step06-layer-norm-hidden",
+    }
     assert any("'__import__'" in p for p in problems) and any("'os'" in p for p in problems)
 
 
@@ -134,7 +146,9 @@ def test_a_stray_import_in_the_header_is_ignored_not_fatal(tmp_path):
 
 def test_a_section_that_raises_while_loading_costs_only_itself(tmp_path):
     """SystemExit at module level (in the block section) fails block only."""
-    verdicts, problems = judge.judge_folder(submission(tmp_path, reference_source() + "\nraise SystemExit\n"))
+    verdicts, problems = judge.judge_folder(
+        submission(tmp_path, reference_source() + "\nraise SystemExit\n")
+    )
     assert failed(verdicts) == {"step07-block-checks", "step07-block-hidden"}
     assert any("raised SystemExit" in p for p in problems)
 
@@ -142,9 +156,14 @@ def test_a_section_that_raises_while_loading_costs_only_itself(tmp_path):
 def test_os_exit_and_infinite_loop_fail_their_own_step(tmp_path, monkeypatch):
     """A worker that dies or hangs costs its checkpoint's cells (and what uses it), never the judge."""
     monkeypatch.setattr(judge, "CALL_SECONDS", 1.0)
-    model = reference_source().replace("    top = max(xs)", "    while True:\n        pass\n    top = max(xs)")
-    model = model.replace("    mean = ", "    (lambda: None).__globals__['__builtins__']['__import__']('os')._exit(3)\n"
-                                        "    mean = ", 1)
+    model = reference_source().replace(
+        "    top = max(xs)", "    while True:\n        pass\n    top = max(xs)"
+    )
+    model = model.replace(
+        "    mean = ",
+        "    (lambda: None).__globals__['__builtins__']['__import__']('os')._exit(3)\n    mean = ",
+        1,
+    )
     verdicts, _ = judge.judge_folder(submission(tmp_path, model))
     lost = failed(verdicts)
     assert SOFTMAX_CELLS | {"step06-layer-norm-checks", "step06-layer-norm-hidden"} <= lost
@@ -165,6 +184,7 @@ def test_hidden_feedback_shows_no_inputs_seed_or_paths(tmp_path):
     verdicts, _ = judge.judge_folder(submission(tmp_path, WRONG_SOFTMAX))
     text = json.dumps({g: [v.text, v.html] for g, v in verdicts.items()})
     from grading.hidden import SEED
+
     assert str(SEED) not in text and ROOT not in text and "Traceback" not in text
     assert "seeded cases fail" in verdicts["step01-softmax-hidden"].text
 
@@ -172,6 +192,7 @@ def test_hidden_feedback_shows_no_inputs_seed_or_paths(tmp_path):
 def test_unsafe_grading_still_uses_the_json_boundary_and_says_so(tmp_path, monkeypatch):
     """With ATTENTION_UNSAFE_NO_SANDBOX=1 the verdicts are the same, and every record says it was unsafe."""
     from grading import sandbox
+
     monkeypatch.setenv(sandbox.UNSAFE_FLAG, "1")
     verdicts, problems = judge.judge_folder(submission(tmp_path, WRONG_SOFTMAX))
     assert failed(verdicts) == SOFTMAX_CELLS | {"step02-scale-artifact", "step05-perm-artifact"}
@@ -184,8 +205,11 @@ def test_fresh_inputs_keep_every_property_for_correct_code(checkpoint):
     from grading.isolation import underlay
     from grading.reference import load_source_module, reference
     from tests.alternatives import ALTERNATIVES
-    models = [reference()] + [load_source_module(replace_function(reference_source(), fn, code), "alt", "model.py")
-                              for fn, code in ALTERNATIVES.values()]
+
+    models = [reference()] + [
+        load_source_module(replace_function(reference_source(), fn, code), "alt", "model.py")
+        for fn, code in ALTERNATIVES.values()
+    ]
     for model in models:
         report = judge.checks_on_fresh_inputs(checkpoint, underlay(model, checkpoint))
         assert report.passed, repr(report)
@@ -195,29 +219,39 @@ def test_fresh_inputs_differ_from_the_notebooks(tmp_path):
     """Answers hard-coded for the notebook's softmax inputs pass the learner's checkpoint but not the judge's."""
     from checkpoints.diagnose import load_fingerprints
     from checkpoints.probes import PROBES
+
     correct = load_fingerprints()["softmax"]["correct"]
     known = {tuple(p.args[0]): correct[p.id] for p in PROBES["softmax"]}
     known[tuple(x + 100.0 for x in PROBES["softmax"][0].args[0])] = correct[PROBES["softmax"][0].id]
-    code = ("KNOWN = " + repr(known) + "\n\n\ndef softmax(xs):\n    if tuple(xs) in KNOWN:\n"
-            "        return list(KNOWN[tuple(xs)])\n    return [1.0] + [0.0] * (len(xs) - 1)\n")
+    code = (
+        "KNOWN = " + repr(known) + "\n\n\ndef softmax(xs):\n    if tuple(xs) in KNOWN:\n"
+        "        return list(KNOWN[tuple(xs)])\n    return [1.0] + [0.0] * (len(xs) - 1)\n"
+    )
     model = replace_function(reference_source(), "softmax", code)
     from checkpoints.steps import CHECKS
     from grading.reference import load_source_module
-    assert CHECKS["softmax"](load_source_module(model, "hard_coded", "model.py")).passed   # fools the notebook
-    verdicts, _ = judge.judge_folder(submission(tmp_path, model, outputs=False), ["step01-softmax-checks"])
+
+    assert CHECKS["softmax"](
+        load_source_module(model, "hard_coded", "model.py")
+    ).passed  # fools the notebook
+    verdicts, _ = judge.judge_folder(
+        submission(tmp_path, model, outputs=False), ["step01-softmax-checks"]
+    )
     assert not verdicts["step01-softmax-checks"].passed
     assert "fresh inputs of the same kind" in verdicts["step01-softmax-checks"].text
 
 
 def test_a_worker_that_answers_with_absurdly_deep_nesting_fails_only_its_own_cells(tmp_path):
     """Learner code writing a deeply nested reply straight into the channel costs its checks, nothing more."""
-    flood = '''
+    flood = """
 def softmax(xs):
     os = getattr(len.__self__, "__imp" + "ort__")("os")    # an import the source check cannot see
     os.write(4, b"[" * 200000 + b"]" * 200000 + b"\\n")   # fd 4: the worker's reply channel
     return [1.0]
-'''
-    verdicts, _ = judge.judge_folder(submission(tmp_path, replace_function(reference_source(), "softmax", flood)))
+"""
+    verdicts, _ = judge.judge_folder(
+        submission(tmp_path, replace_function(reference_source(), "softmax", flood))
+    )
     assert SOFTMAX_CELLS <= failed(verdicts)
     assert "not a result" in verdicts["step01-softmax-checks"].text
     assert "step06-layer-norm-hidden" not in failed(verdicts)

@@ -1,4 +1,5 @@
 """README's first command: `make lab` prepares a workspace and serves JupyterLab on notebook 1."""
+
 import json
 import os
 import signal
@@ -29,8 +30,14 @@ def test_make_lab_serves_the_workspace(tmp_path):
     """make lab (from the repository root, as README says) builds the workspace and answers on /lab."""
     port, token, workspace = free_port(), "labtest", tmp_path / "ws"
     flags = f"--no-browser --ServerApp.port={port} --IdentityProvider.token={token} --ServerApp.ip=127.0.0.1"
-    lab = subprocess.Popen(["make", "lab", f"WORKSPACE={workspace}", f"LAB_FLAGS={flags}"], cwd=ROOT,
-                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    lab = subprocess.Popen(
+        ["make", "lab", f"WORKSPACE={workspace}", f"LAB_FLAGS={flags}"],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
     try:
         deadline, status = time.monotonic() + 120, None
         while time.monotonic() < deadline and lab.poll() is None:
@@ -39,7 +46,9 @@ def test_make_lab_serves_the_workspace(tmp_path):
                 break
             except OSError:
                 time.sleep(0.5)
-        assert status is not None, f"make lab never served (exit {lab.poll()}):\n{lab.stdout.read()[-3000:]}"
+        assert status is not None, (
+            f"make lab never served (exit {lab.poll()}):\n{lab.stdout.read()[-3000:]}"
+        )
         assert json.loads(status[1])["started"]
         code, page = get(f"http://127.0.0.1:{port}/lab/tree/01-softmax.ipynb?token={token}")
         assert code == 200 and "JupyterLab" in page
@@ -55,13 +64,27 @@ def test_make_lab_serves_the_workspace(tmp_path):
 def test_a_notebook_runs_headless_from_the_workspace(tmp_path):
     """README's headless command executes a solved notebook in the workspace and saves the checkpoint output."""
     import nbformat
+
     from grading import course
+
     workspace = course.workspace(str(tmp_path / "ws"))
     path = os.path.join(workspace, "01-softmax.ipynb")
     nbformat.write(course.fill(nbformat.read(path, 4), course.solution_cells()), path)
-    done = subprocess.run([os.path.join(ROOT, ".venv", "bin", "jupyter"), "nbconvert", "--to", "notebook",
-                           "--execute", "--inplace", "01-softmax.ipynb"], cwd=workspace,
-                          capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [
+            os.path.join(ROOT, ".venv", "bin", "jupyter"),
+            "nbconvert",
+            "--to",
+            "notebook",
+            "--execute",
+            "--inplace",
+            "01-softmax.ipynb",
+        ],
+        cwd=workspace,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     outputs = json.dumps([c.get("outputs", []) for c in nbformat.read(path, 4).cells])
     assert "softmax: all 8 checks hold" in outputs

@@ -1,4 +1,5 @@
 """The model.py writer: idempotent, ordered, always importable, stdlib-only."""
+
 import pytest
 
 from checkpoints import modelfile
@@ -66,8 +67,11 @@ def test_syntax_error_is_refused(model_path):
 
 def test_solution_markers_are_dropped(model_path):
     """nbgrader's solution markers from the master notebooks never reach model.py."""
-    save_section("softmax", "def softmax(xs):\n    ### BEGIN SOLUTION\n    return xs\n    ### END SOLUTION\n",
-                 model_path)
+    save_section(
+        "softmax",
+        "def softmax(xs):\n    ### BEGIN SOLUTION\n    return xs\n    ### END SOLUTION\n",
+        model_path,
+    )
     assert "SOLUTION" not in open(model_path).read()
 
 
@@ -80,6 +84,7 @@ def test_unknown_function_name_is_a_clear_error(model_path):
 def test_top_level_model_imports_only_math():
     """The committed reference model.py passes the stdlib-only rule."""
     import os
+
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     with open(os.path.join(root, "model.py")) as f:
         assert modelfile.foreign_imports(f.read()) == []
@@ -88,13 +93,21 @@ def test_top_level_model_imports_only_math():
 def test_warnings_and_stderr_from_learner_code_stay_out_of_the_cell(tmp_path, monkeypatch, capsys):
     """A model.py that warns and prints to stderr still passes its checkpoint, with nothing on stderr."""
     import os
+
     import checkpoints
+
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    noisy = open(os.path.join(root, "model.py")).read().replace(
-        "    top = max(xs)",
-        "    print('debug: softmax called', file=__import__('sys').stderr)\n"
-        "    __import__('warnings').warn('a harmless warning')\n"
-        "    top = max(xs)", 1)
+    noisy = (
+        open(os.path.join(root, "model.py"))
+        .read()
+        .replace(
+            "    top = max(xs)",
+            "    print('debug: softmax called', file=__import__('sys').stderr)\n"
+            "    __import__('warnings').warn('a harmless warning')\n"
+            "    top = max(xs)",
+            1,
+        )
+    )
     assert "debug: softmax" in noisy
     monkeypatch.chdir(tmp_path)
     (tmp_path / "model.py").write_text(noisy)
@@ -107,11 +120,18 @@ def test_warnings_and_stderr_from_learner_code_stay_out_of_the_cell(tmp_path, mo
 def test_a_broken_section_costs_only_its_own_step(tmp_path, monkeypatch):
     """A hand edit that breaks block's section leaves the other six functions loadable and checkable."""
     import os
+
     import checkpoints
     from checkpoints.modelfile import broken_message
+
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    text = open(os.path.join(root, "model.py")).read().replace("    N = [layer_norm(row) for row in X]",
-                                                                "    N = [layer_norm(row) for row in X", 1)
+    text = (
+        open(os.path.join(root, "model.py"))
+        .read()
+        .replace(
+            "    N = [layer_norm(row) for row in X]", "    N = [layer_norm(row) for row in X", 1
+        )
+    )
     monkeypatch.chdir(tmp_path)
     (tmp_path / "model.py").write_text(text)
     module = load_model()

@@ -1,4 +1,5 @@
 """nbgrader's own commands, as its docs write them, work on this course; the formgrader serves it."""
+
 import csv
 import json
 import os
@@ -42,6 +43,7 @@ def graded():
 def test_autograde_gives_the_judges_full_marks(graded):
     """A correct submission autograded by the plain nbgrader command scores 39 of 39."""
     from nbgrader.api import Gradebook
+
     with Gradebook(f"sqlite:///{os.path.join(ROOT, 'gradebook.db')}") as gb:
         submission = gb.find_submission("attention", STUDENT)
         assert (submission.score, submission.max_score) == (39.0, 39.0)
@@ -64,10 +66,21 @@ def test_export_and_make_grades_write_different_files(graded):
 def test_formgrader_lists_the_assignment(graded):
     """The formgrader, served by Jupyter from the course root, knows the assignment and the submission."""
     port, token = free_port(), "formgradertest"
-    server = subprocess.Popen([os.path.join(os.path.dirname(course.sys.executable), "jupyter"), "server",
-                               "--no-browser", f"--ServerApp.port={port}", f"--IdentityProvider.token={token}",
-                               "--ServerApp.ip=127.0.0.1", "--allow-root"],
-                              cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    server = subprocess.Popen(
+        [
+            os.path.join(os.path.dirname(course.sys.executable), "jupyter"),
+            "server",
+            "--no-browser",
+            f"--ServerApp.port={port}",
+            f"--IdentityProvider.token={token}",
+            "--ServerApp.ip=127.0.0.1",
+            "--allow-root",
+        ],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     try:
         deadline = time.monotonic() + 60
         while True:
@@ -78,8 +91,10 @@ def test_formgrader_lists_the_assignment(graded):
                 assert time.monotonic() < deadline, "the formgrader never answered"
                 time.sleep(0.5)
         assert code == 200
-        request = urllib.request.Request(f"http://127.0.0.1:{port}/formgrader/api/assignments",
-                                         headers={"Authorization": f"token {token}"})
+        request = urllib.request.Request(
+            f"http://127.0.0.1:{port}/formgrader/api/assignments",
+            headers={"Authorization": f"token {token}"},
+        )
         with urllib.request.urlopen(request, timeout=10) as reply:
             assignments = json.loads(reply.read())
         attention = next(a for a in assignments if a["name"] == "attention")
@@ -102,14 +117,18 @@ def test_feedback_renders_its_maths_offline(graded):
 def test_feedback_maths_renders_in_a_browser_without_network(graded):
     """Opened from disk in chromium with every host name unresolvable, the formulas are typeset."""
     from playwright.sync_api import sync_playwright
+
     from tests.test_browser import CHROMIUM, CHROMIUM_FLAGS
+
     page_path = os.path.join(ROOT, "feedback", STUDENT, "attention", "06-layer-norm.html")
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM,
-                                    args=CHROMIUM_FLAGS + ["--host-resolver-rules=MAP * ~NOTFOUND"])
+        browser = p.chromium.launch(
+            executable_path=CHROMIUM,
+            args=CHROMIUM_FLAGS + ["--host-resolver-rules=MAP * ~NOTFOUND"],
+        )
         page = browser.new_page()
         page.goto("file://" + page_path)
-        page.wait_for_selector(".mjx-chtml", timeout=60_000)    # MathJax's typeset output
+        page.wait_for_selector(".mjx-chtml", timeout=60_000)  # MathJax's typeset output
         assert page.locator(".mjx-chtml").count() > 5
         browser.close()
 
@@ -117,22 +136,33 @@ def test_feedback_maths_renders_in_a_browser_without_network(graded):
 def test_a_link_made_by_the_kernel_never_reaches_the_feedback():
     """A cell that links a file of the instructor's into its folder: the link is removed before feedback."""
     import nbformat
+
     student = "cli-linker"
     folder = classroom.write_submission(student)
     path = os.path.join(folder, "01-softmax.ipynb")
     book = nbformat.read(path, 4)
-    book.cells.insert(2, nbformat.v4.new_code_cell(
-        f"import os\nos.symlink({os.path.join(ROOT, 'grading', 'hidden.py')!r}, 'leak.txt')"))
+    book.cells.insert(
+        2,
+        nbformat.v4.new_code_cell(
+            f"import os\nos.symlink({os.path.join(ROOT, 'grading', 'hidden.py')!r}, 'leak.txt')"
+        ),
+    )
     nbformat.write(book, path)
     try:
         nbgrader("autograde", "attention", "--student", student, "--force")
         nbgrader("generate_feedback", "attention", "--student", student, "--force")
         from grading.hidden import SEED
+
         for here, _, files in os.walk(os.path.join(ROOT, "feedback", student)):
             assert "leak.txt" not in files
             for name in files:
                 if not name.endswith((".js", ".woff")):
-                    assert str(SEED) not in open(os.path.join(here, name), encoding="utf-8", errors="replace").read()
+                    assert (
+                        str(SEED)
+                        not in open(
+                            os.path.join(here, name), encoding="utf-8", errors="replace"
+                        ).read()
+                    )
         assert any("leak.txt was a link" in p for p in classroom.problems_of(student))
     finally:
         shutil.rmtree(os.path.join(classroom.SUBMITTED, student), ignore_errors=True)

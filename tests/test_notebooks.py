@@ -1,4 +1,5 @@
 """The master notebooks: valid nbgrader notebooks, no committed outputs, and they rebuild model.py exactly."""
+
 import os
 import re
 
@@ -44,7 +45,12 @@ def test_grade_ids_are_stable_and_descriptive(name):
 
 
 def test_grade_ids_unique_across_the_course():
-    ids = [c.metadata["nbgrader"]["grade_id"] for n in NOTEBOOKS for c in load(n).cells if "nbgrader" in c.metadata]
+    ids = [
+        c.metadata["nbgrader"]["grade_id"]
+        for n in NOTEBOOKS
+        for c in load(n).cells
+        if "nbgrader" in c.metadata
+    ]
     assert len(ids) == len(set(ids))
 
 

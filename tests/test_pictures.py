@@ -1,4 +1,5 @@
 """Pictures: stdlib SVG of the learner's own numbers, in the notebooks and in the checkpoint reports."""
+
 import ast
 import os
 import xml.etree.ElementTree as ET

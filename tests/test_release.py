@@ -1,6 +1,6 @@
 """The student edition: no solutions, no hidden tests, no reference; solved, it rebuilds the reference model.py."""
+
 import os
-import shutil
 
 import nbformat
 import pytest
@@ -20,8 +20,13 @@ def reference_body_lines():
     """Lines of the reference model.py that only a solution contains (not signatures or docstrings)."""
     with open(os.path.join(ROOT, "model.py")) as f:
         lines = [line.strip() for line in f]
-    return {line for line in lines if len(line) > 12 and not line.startswith(("def ", '"""', "#", "import"))
-            and '"""' not in line}
+    return {
+        line
+        for line in lines
+        if len(line) > 12
+        and not line.startswith(("def ", '"""', "#", "import"))
+        and '"""' not in line
+    }
 
 
 def test_release_holds_no_solution_no_hidden_test_no_reference(release_dir):
@@ -37,7 +42,9 @@ def test_release_holds_no_solution_no_hidden_test_no_reference(release_dir):
             for marker in ("BEGIN SOLUTION", "HIDDEN TESTS", "grading.hidden", "grading.mistakes"):
                 assert marker not in text, f"{marker!r} in {path}"
             if name.endswith(".ipynb"):
-                code = "\n".join(c.source for c in nbformat.read(path, 4).cells if c.cell_type == "code")
+                code = "\n".join(
+                    c.source for c in nbformat.read(path, 4).cells if c.cell_type == "code"
+                )
                 leaked = [line for line in secrets if line in code]
                 assert not leaked, f"{name} leaks {leaked[:3]}"
 
@@ -51,7 +58,7 @@ def test_release_keeps_checkpoints_and_stub_instructions(release_dir):
 
 
 def run_workspace(tmp_path, monkeypatch, solve):
-    monkeypatch.delenv("PYTHONPATH", raising=False)     # a learner's kernel has no grading package
+    monkeypatch.delenv("PYTHONPATH", raising=False)  # a learner's kernel has no grading package
     work = str(tmp_path / "workspace")
     course.workspace(work)
     solutions = course.solution_cells()
@@ -61,7 +68,10 @@ def run_workspace(tmp_path, monkeypatch, solve):
         if solve:
             course.fill(book, solutions)
         from nbclient import NotebookClient
-        NotebookClient(book, timeout=120, allow_errors=True, resources={"metadata": {"path": work}}).execute()
+
+        NotebookClient(
+            book, timeout=120, allow_errors=True, resources={"metadata": {"path": work}}
+        ).execute()
         outputs[name] = [o for c in book.cells if c.cell_type == "code" for o in c.outputs]
     return work, outputs
 
@@ -69,8 +79,12 @@ def run_workspace(tmp_path, monkeypatch, solve):
 def test_solved_workspace_builds_the_reference_model(tmp_path, monkeypatch):
     """Running all eight solved student notebooks in a fresh workspace builds the reference model.py."""
     work, outputs = run_workspace(tmp_path, monkeypatch, solve=True)
-    errors = [(n, o.get("ename"), o.get("evalue")) for n, outs in outputs.items() for o in outs
-              if o.output_type == "error"]
+    errors = [
+        (n, o.get("ename"), o.get("evalue"))
+        for n, outs in outputs.items()
+        for o in outs
+        if o.output_type == "error"
+    ]
     assert errors == []
     with open(os.path.join(work, "model.py")) as got, open(os.path.join(ROOT, "model.py")) as want:
         assert got.read() == want.read()
@@ -84,7 +98,9 @@ def test_unsolved_workspace_fails_checkpoints_kindly(tmp_path, monkeypatch):
     first = outputs["01-softmax.ipynb"]
     names = {o.get("ename") for o in first if o.output_type == "error"}
     assert names == {"NotImplementedError", "CheckpointFailed"}, names
-    shown = "".join(o.get("data", {}).get("text/plain", "") for o in first if o.output_type == "display_data")
+    shown = "".join(
+        o.get("data", {}).get("text/plain", "") for o in first if o.output_type == "display_data"
+    )
     assert "✗" in shown and "NotImplementedError" in shown
 
 
@@ -93,5 +109,9 @@ def test_hidden_cells_say_one_line_and_do_not_echo_their_docstring(release_dir):
     for name in course.notebooks(release_dir):
         for cell in nbformat.read(os.path.join(release_dir, name), 4).cells:
             if cell.metadata.get("nbgrader", {}).get("grade_id", "").endswith("-hidden"):
-                code = [line for line in cell.source.splitlines() if line.strip() and not line.startswith("#")]
+                code = [
+                    line
+                    for line in cell.source.splitlines()
+                    if line.strip() and not line.startswith("#")
+                ]
                 assert code[-1].startswith("hidden("), (name, cell.source)

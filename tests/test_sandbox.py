@@ -1,4 +1,5 @@
 """The sandbox learner code runs in: nothing of the course visible, nothing writable, no network, limits."""
+
 import os
 import socket
 import subprocess
@@ -15,8 +16,12 @@ pytestmark = pytest.mark.skipif(sandbox.unsafe(), reason="graded without the san
 
 def run_inside(code, writable=None, timeout=60):
     """Run Python code in the sandbox; (exit code, stdout)."""
-    done = subprocess.run(sandbox.wrap([sys.executable, "-I", "-S", "-c", textwrap.dedent(code)], writable=writable),
-                          capture_output=True, text=True, timeout=timeout)
+    done = subprocess.run(
+        sandbox.wrap([sys.executable, "-I", "-S", "-c", textwrap.dedent(code)], writable=writable),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
     return done.returncode, done.stdout.strip()
 
 
@@ -27,11 +32,19 @@ def test_sandbox_works_on_this_machine():
 
 def test_course_root_home_and_tmp_are_hidden(tmp_path):
     """The gradebook, grading/, the reference (any copy of it) and the submissions are not there."""
-    copy = tmp_path / "elsewhere" / "model.py"          # a second copy of the reference, outside the course
+    copy = tmp_path / "elsewhere" / "model.py"  # a second copy of the reference, outside the course
     copy.parent.mkdir()
     copy.write_text("secret")
-    paths = [os.path.join(ROOT, "model.py"), os.path.join(ROOT, "grading", "hidden.py"), str(copy),
-             os.path.join(ROOT, "gradebook.db"), os.path.expanduser("~/.bashrc"), "/srv", "/home", "/opt"]
+    paths = [
+        os.path.join(ROOT, "model.py"),
+        os.path.join(ROOT, "grading", "hidden.py"),
+        str(copy),
+        os.path.join(ROOT, "gradebook.db"),
+        os.path.expanduser("~/.bashrc"),
+        "/srv",
+        "/home",
+        "/opt",
+    ]
     code, out = run_inside(f"""
         import os
         print(repr(([p for p in {paths!r} if os.path.exists(p)], os.listdir('/tmp'), os.listdir('/'))))
@@ -41,8 +54,20 @@ def test_course_root_home_and_tmp_are_hidden(tmp_path):
     assert present == []
     # /tmp holds at most the way to the Python environment (when it lives under /tmp), nothing else
     assert set(tmp) <= {p.split("/")[2] for p in sandbox.python_home() if p.startswith("/tmp/")}
-    assert set(top) <= {"usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32", "etc", "dev", "proc", "tmp",
-                        "var"} | {p.split("/")[1] for p in sandbox.python_home()}
+    assert set(top) <= {
+        "usr",
+        "bin",
+        "sbin",
+        "lib",
+        "lib32",
+        "lib64",
+        "libx32",
+        "etc",
+        "dev",
+        "proc",
+        "tmp",
+        "var",
+    } | {p.split("/")[1] for p in sandbox.python_home()}
 
 
 def test_nothing_is_writable_but_the_given_folder(tmp_path):
@@ -50,9 +75,10 @@ def test_nothing_is_writable_but_the_given_folder(tmp_path):
     target = tmp_path / "mine"
     target.mkdir()
     sandbox.hand_over(str(target))
-    code, out = run_inside(f"""
+    code, out = run_inside(
+        f"""
         results = []
-        for path in [{os.path.join(ROOT, 'HOSTILE-sandbox-canary')!r}, {str(tmp_path / 'HOSTILE-next-to')!r},
+        for path in [{os.path.join(ROOT, "HOSTILE-sandbox-canary")!r}, {str(tmp_path / "HOSTILE-next-to")!r},
                      '/etc/HOSTILE-sandbox-canary', 'inside.txt']:
             try:
                 open(path, 'w').write('x')
@@ -60,8 +86,10 @@ def test_nothing_is_writable_but_the_given_folder(tmp_path):
             except OSError:
                 results.append(False)
         print(results)
-    """, writable=str(target))
-    assert code == 0 and eval(out) == [False, False, False, True]   # inside.txt: the working folder
+    """,
+        writable=str(target),
+    )
+    assert code == 0 and eval(out) == [False, False, False, True]  # inside.txt: the working folder
     assert (target / "inside.txt").exists()
     assert not os.path.exists(os.path.join(ROOT, "HOSTILE-sandbox-canary"))
 
@@ -128,10 +156,17 @@ def test_an_environment_under_tmp_still_works(tmp_path):
     """A course cloned under /tmp (as CI does) has its venv under the sandbox's private /tmp: still reachable."""
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
-    probe = ("from grading import sandbox; import subprocess, sys; "
-             "print(sandbox.problem()); "
-             "print(subprocess.run(sandbox.wrap([sys.executable, '-I', '-S', '-c', "
-             "'import os; open(\"/tmp/w\", \"w\"); print(\"ok\")']), capture_output=True, text=True).stdout)")
-    done = subprocess.run([str(venv / "bin" / "python"), "-c", probe], capture_output=True, text=True,
-                          env=dict(os.environ, PYTHONPATH=ROOT), timeout=120)
+    probe = (
+        "from grading import sandbox; import subprocess, sys; "
+        "print(sandbox.problem()); "
+        "print(subprocess.run(sandbox.wrap([sys.executable, '-I', '-S', '-c', "
+        '\'import os; open("/tmp/w", "w"); print("ok")\']), capture_output=True, text=True).stdout)'
+    )
+    done = subprocess.run(
+        [str(venv / "bin" / "python"), "-c", probe],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, PYTHONPATH=ROOT),
+        timeout=120,
+    )
     assert done.stdout.split() == ["None", "ok"], done.stdout + done.stderr

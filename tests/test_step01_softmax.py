@@ -1,11 +1,12 @@
 """Step 1: model.softmax against the independent implementation, the contract and the checkpoints."""
+
 import math
 
-import pytest
-
 import independent
-import model
+import pytest
 from helpers import SEEDS, assert_checkpoint_passes, assert_close, assert_hidden_judge_passes, rng
+
+import model
 
 pytestmark = pytest.mark.step01
 
@@ -18,7 +19,9 @@ def test_matches_independent(seed):
     assert_close(model.softmax(xs), independent.softmax(xs))
 
 
-@pytest.mark.parametrize("xs", [[1000.0, 1001.0, 1002.0], [-1000.0, -1001.0, -999.0], [3.0], [2.5, 2.5, 2.5]])
+@pytest.mark.parametrize(
+    "xs", [[1000.0, 1001.0, 1002.0], [-1000.0, -1001.0, -999.0], [3.0], [2.5, 2.5, 2.5]]
+)
 def test_edge_inputs(xs):
     """Huge, tiny, single and tied inputs give finite values that sum to 1 and match the independent one."""
     got = model.softmax(xs)
@@ -40,5 +43,6 @@ def test_hidden_judge_passes():
 def test_failed_checkpoint_shows_one_line_not_a_traceback():
     """IPython renders a CheckpointFailed as one line (the report above it carries the details)."""
     from checkpoints import CheckpointFailed
+
     lines = CheckpointFailed("softmax: 2 of 7 checks fail")._render_traceback_()
     assert len(lines) == 1 and "softmax: 2 of 7 checks fail" in lines[0]

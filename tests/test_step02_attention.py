@@ -1,12 +1,21 @@
 """Step 2: model.attention against the independent implementation, the contract and the checkpoints."""
+
 import math
 
-import pytest
-
 import independent
+import pytest
+from helpers import (
+    SEEDS,
+    assert_checkpoint_passes,
+    assert_close,
+    assert_hidden_judge_passes,
+    integer_matrix,
+    matrix,
+    rng,
+    shape,
+)
+
 import model
-from helpers import (SEEDS, assert_checkpoint_passes, assert_close, assert_hidden_judge_passes, integer_matrix,
-                     matrix, rng, shape)
 
 pytestmark = pytest.mark.step02
 
@@ -59,9 +68,12 @@ def test_hidden_judge_passes():
 def test_artifact_check_says_when_attention_was_never_saved(tmp_path, monkeypatch):
     """With only the stub model.py, the √d artifact check asks for save(attention), not an AttributeError."""
     from checkpoints import CheckpointFailed, check_artifact, ensure_model
+
     monkeypatch.chdir(tmp_path)
     ensure_model()
-    with pytest.raises(CheckpointFailed, match=r"no attention yet: run the cell with save\(attention\)"):
+    with pytest.raises(
+        CheckpointFailed, match=r"no attention yet: run the cell with save\(attention\)"
+    ):
         check_artifact("02-scale.txt")
 
 
@@ -70,22 +82,33 @@ def test_a_crash_is_reported_with_its_line_and_input_and_no_unrelated_hint(tmp_p
     from checkpoints.modelfile import load_model
     from checkpoints.steps import CHECKS
     from grading.reference import reference_source
-    source = reference_source().replace("    scale = math.sqrt(len(K[0]))", "    scale = math.sqrt(len(K[0]))\n    Q[99]")
+
+    source = reference_source().replace(
+        "    scale = math.sqrt(len(K[0]))", "    scale = math.sqrt(len(K[0]))\n    Q[99]"
+    )
     (tmp_path / "model.py").write_text(source)
     line = source.splitlines().index("    Q[99]") + 1
     report = CHECKS["attention"](load_model(str(tmp_path / "model.py")))
     first = "\n".join(report.checks[0].lines())
-    assert f"raised IndexError: list index out of range at model.py line {line}, in attention(3×4, 5×4, 5×6)" in first
+    assert (
+        f"raised IndexError: list index out of range at model.py line {line}, in attention(3×4, 5×4, 5×6)"
+        in first
+    )
     assert "hint:" not in first
-    from grading.judge import judge_folder   # the same through the judge's sandboxed worker
+    from grading.judge import judge_folder  # the same through the judge's sandboxed worker
+
     verdicts, _ = judge_folder(str(tmp_path), ["step02-attention-checks"])
-    assert f"at model.py line {line}, in attention(3×4, 5×4, 5×6)" in verdicts["step02-attention-checks"].text
+    assert (
+        f"at model.py line {line}, in attention(3×4, 5×4, 5×6)"
+        in verdicts["step02-attention-checks"].text
+    )
 
 
 def test_a_failing_softmax_is_named_first_not_blamed_on_attention(tmp_path, monkeypatch, capsys):
     """With a wrong softmax, the attention checkpoint says to fix step 1 first and names no attention mistake."""
     from checkpoints import CheckpointFailed, check
     from grading.mistakes import buggy_source
+
     monkeypatch.chdir(tmp_path)
     (tmp_path / "model.py").write_text(buggy_source("softmax.divide_by_max"))
     with pytest.raises(CheckpointFailed):
@@ -99,6 +122,7 @@ def test_scale_artifact_says_when_attention_does_not_divide(tmp_path):
     """With no √d_k division the two numbers are nearly equal, and the check says why."""
     from checkpoints.artifacts import SCALE_FILE, check_scale, scale_experiment
     from grading.mistakes import buggy_model
+
     learner = buggy_model("attention.no_scaling")
     scaled, unscaled = scale_experiment(learner.attention)
     (tmp_path / SCALE_FILE).write_text(f"scaled: {scaled!r}\nunscaled: {unscaled!r}\n")

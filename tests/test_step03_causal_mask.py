@@ -1,10 +1,19 @@
 """Step 3: model.causal_mask and masked attention against the independent implementation and the checkpoints."""
-import pytest
 
 import independent
+import pytest
+from helpers import (
+    SEEDS,
+    assert_checkpoint_passes,
+    assert_close,
+    assert_hidden_judge_passes,
+    integer_matrix,
+    matrix,
+    random_mask,
+    rng,
+)
+
 import model
-from helpers import (SEEDS, assert_checkpoint_passes, assert_close, assert_hidden_judge_passes, integer_matrix,
-                     matrix, random_mask, rng)
 
 pytestmark = pytest.mark.step03
 

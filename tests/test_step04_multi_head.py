@@ -1,12 +1,22 @@
 """Step 4: model.multi_head against the independent implementation, the contract and the checkpoints."""
+
 import re
 
-import pytest
-
 import independent
+import pytest
+from helpers import (
+    SEEDS,
+    assert_checkpoint_passes,
+    assert_close,
+    assert_hidden_judge_passes,
+    heads_and_width,
+    integer_matrix,
+    matrix,
+    rng,
+    shape,
+)
+
 import model
-from helpers import (SEEDS, assert_checkpoint_passes, assert_close, assert_hidden_judge_passes, heads_and_width,
-                     integer_matrix, matrix, rng, shape)
 
 pytestmark = pytest.mark.step04
 
@@ -17,7 +27,13 @@ def mh_case(seed):
     n = r.randint(1, 8)
     h, d = heads_and_width(r)
     make = integer_matrix if seed % 4 >= 2 else matrix
-    return make(r, n, d), make(r, n, d), matrix(r, n, d), h, model.causal_mask(n) if seed % 2 else None
+    return (
+        make(r, n, d),
+        make(r, n, d),
+        matrix(r, n, d),
+        h,
+        model.causal_mask(n) if seed % 2 else None,
+    )
 
 
 @pytest.mark.parametrize("seed", SEEDS)

@@ -1,9 +1,17 @@
 """Step 5: model.pos_encoding against the independent implementation, the contract and the checkpoints."""
-import pytest
 
 import independent
+import pytest
+from helpers import (
+    SEEDS,
+    assert_checkpoint_passes,
+    assert_close,
+    assert_hidden_judge_passes,
+    rng,
+    shape,
+)
+
 import model
-from helpers import SEEDS, assert_checkpoint_passes, assert_close, assert_hidden_judge_passes, rng, shape
 
 pytestmark = pytest.mark.step05
 
@@ -29,7 +37,9 @@ def test_bounded_and_rows_distinct(seed):
     n, d = sizes(seed)
     got = model.pos_encoding(n, d)
     assert all(-1.0 <= v <= 1.0 for row in got for v in row)
-    assert all(max(abs(a - b) for a, b in zip(got[p], got[q])) > 1e-9 for p in range(n) for q in range(p))
+    assert all(
+        max(abs(a - b) for a, b in zip(got[p], got[q])) > 1e-9 for p in range(n) for q in range(p)
+    )
 
 
 def test_position_zero():
@@ -51,10 +61,16 @@ def test_permutation_artifact_says_when_the_encoding_is_not_added(tmp_path):
     """An encoding of zeros gives two tiny differences: the check says the encoding is not being added."""
     from checkpoints.artifacts import PERM_FILE, check_perm, permutation_experiment
     from grading.reference import load_source_module, reference_source
-    zeros = reference_source() + "\n\ndef pos_encoding(n, d):\n    return [[0.0] * d for _ in range(n)]\n"
+
+    zeros = (
+        reference_source()
+        + "\n\ndef pos_encoding(n, d):\n    return [[0.0] * d for _ in range(n)]\n"
+    )
     learner = load_source_module(zeros, "zeros", "model.py")
     without, with_pe = permutation_experiment(learner.attention, learner.pos_encoding)
-    (tmp_path / PERM_FILE).write_text(f"without_pe: {without!r}\nwith_pe: {with_pe!r}\nconclusion: none\n")
+    (tmp_path / PERM_FILE).write_text(
+        f"without_pe: {without!r}\nwith_pe: {with_pe!r}\nconclusion: none\n"
+    )
     report = check_perm(learner, str(tmp_path))
     assert not report.passed
     assert "the encoding is not being added" in repr(report)

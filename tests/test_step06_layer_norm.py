@@ -1,9 +1,10 @@
 """Step 6: model.layer_norm against the independent implementation, the contract and the checkpoints."""
-import pytest
 
 import independent
-import model
+import pytest
 from helpers import SEEDS, assert_checkpoint_passes, assert_close, assert_hidden_judge_passes, rng
+
+import model
 
 pytestmark = pytest.mark.step06
 

@@ -1,10 +1,19 @@
 """Step 7: model.block against the independent implementation, the contract and the checkpoints."""
-import pytest
 
 import independent
+import pytest
+from helpers import (
+    SEEDS,
+    assert_checkpoint_passes,
+    assert_close,
+    assert_hidden_judge_passes,
+    heads_and_width,
+    matrix,
+    rng,
+    shape,
+)
+
 import model
-from helpers import (SEEDS, assert_checkpoint_passes, assert_close, assert_hidden_judge_passes, heads_and_width,
-                     matrix, rng, shape)
 
 pytestmark = pytest.mark.step07
 
@@ -31,7 +40,9 @@ def test_is_residual_of_normed_attention():
     """block(X) - X equals multi_head(N, N, N, h, mask) with N the row-wise layer norm of X."""
     X, h, mask = block_case(101)
     N = [model.layer_norm(row) for row in X]
-    delta = [[b - x for b, x in zip(brow, xrow)] for brow, xrow in zip(model.block(X, h, mask=mask), X)]
+    delta = [
+        [b - x for b, x in zip(brow, xrow)] for brow, xrow in zip(model.block(X, h, mask=mask), X)
+    ]
     assert_close(delta, model.multi_head(N, N, N, h, mask=mask))
 
 

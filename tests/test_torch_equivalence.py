@@ -1,8 +1,9 @@
 """The reference against PyTorch in float64: softmax, scaled dot-product attention, layer norm, multi-head."""
+
 import pytest
+from helpers import SEEDS, assert_close, heads_and_width, matrix, random_mask, rng
 
 import model
-from helpers import SEEDS, assert_close, heads_and_width, matrix, random_mask, rng
 
 pytestmark = pytest.mark.torch
 torch = pytest.importorskip("torch")
@@ -11,7 +12,9 @@ F = torch.nn.functional
 
 def t(values):
     """A float64 tensor (or a bool tensor for masks)."""
-    return torch.tensor(values, dtype=torch.bool if isinstance(values[0][0], bool) else torch.float64)
+    return torch.tensor(
+        values, dtype=torch.bool if isinstance(values[0][0], bool) else torch.float64
+    )
 
 
 def masks(r, n_q, n_k):
@@ -37,8 +40,10 @@ def test_attention(seed):
     for mask in masks(r, n_q, n_k):
         out, weights = model.attention(Q, K, V, mask=mask)
         attn_mask = None if mask is None else t(mask)
-        assert_close(out, F.scaled_dot_product_attention(t(Q), t(K), t(V), attn_mask=attn_mask).tolist())
-        scores = t(Q) @ t(K).T / d ** 0.5
+        assert_close(
+            out, F.scaled_dot_product_attention(t(Q), t(K), t(V), attn_mask=attn_mask).tolist()
+        )
+        scores = t(Q) @ t(K).T / d**0.5
         if mask is not None:
             scores = scores.masked_fill(~attn_mask, float("-inf"))
         assert_close(weights, torch.softmax(scores, dim=-1).tolist())

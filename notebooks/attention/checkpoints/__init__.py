@@ -6,17 +6,38 @@
 
 Standard library only, so it runs wherever Python runs.
 """
+
 import contextlib
 import io
 import os
 import warnings
 
 from .artifacts import ARTIFACT_CHECKS, ARTIFACT_NEEDS, OUTPUTS
-from .modelfile import STEPS, ModelFileError, broken_message, cell_source, ensure_model, load_model, save_section
+from .modelfile import (
+    STEPS,
+    ModelFileError,
+    broken_message,
+    cell_source,
+    ensure_model,
+    load_model,
+    save_section,
+)
 from .progress import progress as _progress
 from .steps import CHECKS, USES
 
-__all__ = ["save", "check", "hint", "check_artifact", "hidden", "progress", "write_artifact", "show_source", "ensure_model", "ModelFileError", "STEPS"]
+__all__ = [
+    "save",
+    "check",
+    "hint",
+    "check_artifact",
+    "hidden",
+    "progress",
+    "write_artifact",
+    "show_source",
+    "ensure_model",
+    "ModelFileError",
+    "STEPS",
+]
 
 
 class CheckpointFailed(AssertionError):
@@ -37,8 +58,9 @@ def grading():
 
 def show(report):
     try:
-        from IPython.display import display
         from IPython import get_ipython
+        from IPython.display import display
+
         if get_ipython() is not None:
             display(report)
             return
@@ -97,8 +119,10 @@ def failing_prerequisite(name, model):
     """A sentence naming the first earlier step that fails its own checkpoint (it would mislead here)."""
     for earlier in USES[name]:
         if hasattr(model, earlier) and not CHECKS[earlier](model).passed:
-            return (f"your {earlier} fails its own checkpoint (step {STEPS.index(earlier) + 1}); {name} uses it, "
-                    f"so fix step {STEPS.index(earlier) + 1} first: the failures below may all come from there")
+            return (
+                f"your {earlier} fails its own checkpoint (step {STEPS.index(earlier) + 1}); {name} uses it, "
+                f"so fix step {STEPS.index(earlier) + 1} first: the failures below may all come from there"
+            )
     return None
 
 
@@ -107,7 +131,7 @@ def check(name):
     return _conclude(_report(name))
 
 
-HINT_LEVELS = {}   # checkpoint -> how many tiers hint() has revealed so far
+HINT_LEVELS = {}  # checkpoint -> how many tiers hint() has revealed so far
 
 
 def hint(name):
@@ -127,7 +151,9 @@ def check_artifact(filename):
             raise CheckpointFailed(f"model.py: {err}") from None
         for name in ARTIFACT_NEEDS[filename]:
             if not hasattr(model, name):
-                raise CheckpointFailed(f"model.py has no {name} yet: run the cell with save({name})")
+                raise CheckpointFailed(
+                    f"model.py has no {name} yet: run the cell with save({name})"
+                )
         report = ARTIFACT_CHECKS[filename](model)
     return _conclude(report)
 
@@ -158,4 +184,5 @@ def hidden(name):
 def show_source(fn):
     """Print a function's source, so a notebook can show the experiment it is about to run."""
     import inspect
+
     print(inspect.getsource(fn))

@@ -1,7 +1,8 @@
 """Terminal commands of the checkpoints package, run from your workspace folder.
 
-    python -m checkpoints progress     # every checkpoint and artifact: holds / fails / not started
+python -m checkpoints progress     # every checkpoint and artifact: holds / fails / not started
 """
+
 import sys
 
 from .progress import progress

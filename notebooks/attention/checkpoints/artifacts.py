@@ -1,4 +1,5 @@
 """The three artifacts: the experiments that produce their numbers, and the checks that read them."""
+
 import math
 import os
 import re
@@ -29,10 +30,14 @@ def scale_experiment(attention, n=8, d=64, seed=0):
 def scale_picture(attention, n=8, d=64, seed=0):
     """The √d experiment's two weight matrices side by side: spread out, and collapsed onto one key."""
     from .pictures import heatmaps, weight_colour
+
     Q, K, V, undo = scale_inputs(n, d, seed)
-    return heatmaps([attention(Q, K, V)[1], attention(undo, K, V)[1]],
-                    ["dividing by √d_k", "not dividing"], weight_colour,
-                    f"the same {n} queries and keys (d_k = {d}): without the division each row picks one key")
+    return heatmaps(
+        [attention(Q, K, V)[1], attention(undo, K, V)[1]],
+        ["dividing by √d_k", "not dividing"],
+        weight_colour,
+        f"the same {n} queries and keys (d_k = {d}): without the division each row picks one key",
+    )
 
 
 def permute(rows, order):
@@ -46,11 +51,14 @@ def largest_gap(A, B):
 def permutation_experiment(attention, pos_encoding, n=6, d=16, seed=5):
     """max |f(P X) - P f(X)| without and with positional encoding, f(X) = attention(X, X, X)[0]."""
     X = seeded_matrix(n, d, seed)
-    order = list(range(n))[::-1]                             # reversing is a permutation that moves every row
+    order = list(range(n))[::-1]  # reversing is a permutation that moves every row
+
     def f(M):
         return attention(M, M, M)[0]
+
     def plus_pe(M):
         return [[x + p for x, p in zip(row, pe)] for row, pe in zip(M, pos_encoding(n, d))]
+
     without = largest_gap(f(permute(X, order)), permute(f(X), order))
     with_pe = largest_gap(f(plus_pe(permute(X, order))), permute(f(plus_pe(X)), order))
     return without, with_pe
@@ -87,59 +95,109 @@ def _agree(got, want, tol=1e-6):
 
 def check_scale(model, folder=OUTPUTS):
     text = read_artifact(SCALE_FILE, folder)
-    checks = [Check(f"{OUTPUTS}/{SCALE_FILE} exists", text is not None,
-                    hint="run the cell that saves the √d experiment")]
+    checks = [
+        Check(
+            f"{OUTPUTS}/{SCALE_FILE} exists",
+            text is not None,
+            hint="run the cell that saves the √d experiment",
+        )
+    ]
     if text is not None:
         fields = read_fields(text)
         scaled, unscaled = _number(fields, "scaled"), _number(fields, "unscaled")
-        checks.append(Check("it has the lines `scaled: <number>` and `unscaled: <number>`",
-                            scaled is not None and unscaled is not None, got=repr(text[:120]),
-                            hint="write exactly the two lines the notebook shows"))
+        checks.append(
+            Check(
+                "it has the lines `scaled: <number>` and `unscaled: <number>`",
+                scaled is not None and unscaled is not None,
+                got=repr(text[:120]),
+                hint="write exactly the two lines the notebook shows",
+            )
+        )
         want_scaled, want_unscaled = scale_experiment(model.attention)
-        checks.append(Check("the numbers are what your attention gives on the seeded inputs",
-                            _agree(scaled, want_scaled) and _agree(unscaled, want_unscaled),
-                            got=f"scaled {scaled}, unscaled {unscaled}",
-                            expected=f"scaled {want_scaled:.6f}, unscaled {want_unscaled:.6f}",
-                            hint="re-run the experiment cell after your last change to attention"))
-        checks.append(Check("without the division the largest weight is closer to 1",
-                            scaled is not None and unscaled is not None and unscaled > scaled,
-                            got=f"scaled {scaled}, unscaled {unscaled}",
-                            hint="dividing by √d_k keeps the scores small, so the weights spread out"))
-        checks.append(Check("the division makes a real difference (the largest weight drops by at least 0.1)",
-                            scaled is not None and unscaled is not None and unscaled - scaled >= 0.1,
-                            got=f"scaled {scaled}, unscaled {unscaled}",
-                            hint="the two numbers are nearly equal, so your attention does not seem to divide "
-                                 "the scores by √d_k (or your softmax's largest weight is always 1): check "
-                                 "both against their formulas, then re-run the experiment"))
+        checks.append(
+            Check(
+                "the numbers are what your attention gives on the seeded inputs",
+                _agree(scaled, want_scaled) and _agree(unscaled, want_unscaled),
+                got=f"scaled {scaled}, unscaled {unscaled}",
+                expected=f"scaled {want_scaled:.6f}, unscaled {want_unscaled:.6f}",
+                hint="re-run the experiment cell after your last change to attention",
+            )
+        )
+        checks.append(
+            Check(
+                "without the division the largest weight is closer to 1",
+                scaled is not None and unscaled is not None and unscaled > scaled,
+                got=f"scaled {scaled}, unscaled {unscaled}",
+                hint="dividing by √d_k keeps the scores small, so the weights spread out",
+            )
+        )
+        checks.append(
+            Check(
+                "the division makes a real difference (the largest weight drops by at least 0.1)",
+                scaled is not None and unscaled is not None and unscaled - scaled >= 0.1,
+                got=f"scaled {scaled}, unscaled {unscaled}",
+                hint="the two numbers are nearly equal, so your attention does not seem to divide "
+                "the scores by √d_k (or your softmax's largest weight is always 1): check "
+                "both against their formulas, then re-run the experiment",
+            )
+        )
     return Report(f"artifact {SCALE_FILE}", checks)
 
 
 def check_perm(model, folder=OUTPUTS):
     text = read_artifact(PERM_FILE, folder)
-    checks = [Check(f"{OUTPUTS}/{PERM_FILE} exists", text is not None,
-                    hint="run the cell that saves the permutation experiment")]
+    checks = [
+        Check(
+            f"{OUTPUTS}/{PERM_FILE} exists",
+            text is not None,
+            hint="run the cell that saves the permutation experiment",
+        )
+    ]
     if text is not None:
         fields = read_fields(text)
         without, with_pe = _number(fields, "without_pe"), _number(fields, "with_pe")
-        checks.append(Check("it has `without_pe: <number>`, `with_pe: <number>` and a `conclusion:` line",
-                            without is not None and with_pe is not None and bool(fields.get("conclusion")),
-                            got=repr(text[:120]), hint="write the three lines the notebook shows"))
+        checks.append(
+            Check(
+                "it has `without_pe: <number>`, `with_pe: <number>` and a `conclusion:` line",
+                without is not None and with_pe is not None and bool(fields.get("conclusion")),
+                got=repr(text[:120]),
+                hint="write the three lines the notebook shows",
+            )
+        )
         want_without, want_with = permutation_experiment(model.attention, model.pos_encoding)
-        checks.append(Check("the numbers are what your attention and pos_encoding give",
-                            without is not None and abs(without - want_without) <= 1e-9
-                            and _agree(with_pe, want_with),
-                            got=f"without_pe {without}, with_pe {with_pe}",
-                            expected=f"without_pe {want_without:.3g}, with_pe {want_with:.6f}",
-                            hint="re-run the experiment cell after your last change"))
-        checks.append(Check("without positional encoding the output only moves with the rows (difference ≈ 0)",
-                            without is not None and without <= 1e-9, got=str(without), expected="≤ 1e-9",
-                            hint="without positions, attention cannot tell one order from another"))
+        checks.append(
+            Check(
+                "the numbers are what your attention and pos_encoding give",
+                without is not None
+                and abs(without - want_without) <= 1e-9
+                and _agree(with_pe, want_with),
+                got=f"without_pe {without}, with_pe {with_pe}",
+                expected=f"without_pe {want_without:.3g}, with_pe {want_with:.6f}",
+                hint="re-run the experiment cell after your last change",
+            )
+        )
+        checks.append(
+            Check(
+                "without positional encoding the output only moves with the rows (difference ≈ 0)",
+                without is not None and without <= 1e-9,
+                got=str(without),
+                expected="≤ 1e-9",
+                hint="without positions, attention cannot tell one order from another",
+            )
+        )
         both_tiny = without is not None and with_pe is not None and max(without, with_pe) <= 1e-3
-        checks.append(Check("with positional encoding the order changes the output",
-                            with_pe is not None and with_pe > 1e-3, got=str(with_pe), expected="> 0.001",
-                            hint="both differences are tiny, so the encoding is not being added to the rows "
-                                 "(or it is all zeros): the experiment adds pos_encoding(n, d) after permuting"
-                            if both_tiny else "add pos_encoding(n, d) to the rows after permuting them"))
+        checks.append(
+            Check(
+                "with positional encoding the order changes the output",
+                with_pe is not None and with_pe > 1e-3,
+                got=str(with_pe),
+                expected="> 0.001",
+                hint="both differences are tiny, so the encoding is not being added to the rows "
+                "(or it is all zeros): the experiment adds pos_encoding(n, d) after permuting"
+                if both_tiny
+                else "add pos_encoding(n, d) to the rows after permuting them",
+            )
+        )
     return Report(f"artifact {PERM_FILE}", checks)
 
 
@@ -157,29 +215,57 @@ def numbers_in(text):
 
 def check_notes(model, folder=OUTPUTS):
     text = read_artifact(NOTES_FILE, folder)
-    checks = [Check(f"{OUTPUTS}/{NOTES_FILE} exists", text is not None, hint="run the cell that saves your notes")]
+    checks = [
+        Check(
+            f"{OUTPUTS}/{NOTES_FILE} exists",
+            text is not None,
+            hint="run the cell that saves your notes",
+        )
+    ]
     if text is None:
         return Report(f"artifact {NOTES_FILE}", checks)
     lines = [line for line in text.splitlines() if line.strip()]
     lowered = text.lower()
-    checks.append(Check("at least three lines", len(lines) >= 3, got=f"{len(lines)} lines", expected="3 or more"))
+    checks.append(
+        Check(
+            "at least three lines", len(lines) >= 3, got=f"{len(lines)} lines", expected="3 or more"
+        )
+    )
     for idea, words in IDEAS.items():
-        checks.append(Check(f"mentions {idea} ({' / '.join(words)})", any(w in lowered for w in words),
-                            hint=f"say in your own words what step {'2' if idea == 'scaling' else '5' if idea == 'order' else '8'} showed"))
-    checks.append(Check("says the score matrix grows 4× when the sequence doubles", bool(FOUR_TIMES.search(text)),
-                        hint="n² entries: doubling n gives (2n)² = 4n², so write e.g. '4×'"))
+        checks.append(
+            Check(
+                f"mentions {idea} ({' / '.join(words)})",
+                any(w in lowered for w in words),
+                hint=f"say in your own words what step {'2' if idea == 'scaling' else '5' if idea == 'order' else '8'} showed",
+            )
+        )
+    checks.append(
+        Check(
+            "says the score matrix grows 4× when the sequence doubles",
+            bool(FOUR_TIMES.search(text)),
+            hint="n² entries: doubling n gives (2n)² = 4n², so write e.g. '4×'",
+        )
+    )
     scale = read_fields(read_artifact(SCALE_FILE, folder) or "")
     found = numbers_in(text)
     for key in ("scaled", "unscaled"):
         value = _number(scale, key)
-        checks.append(Check(f"quotes the {key} largest weight from {SCALE_FILE}",
-                            value is not None and any(abs(x - value) <= 0.005 for x in found),
-                            got=", ".join(f"{x:g}" for x in found) or "no decimal numbers",
-                            expected=f"{value:.3f}" if value is not None else f"{SCALE_FILE} first",
-                            hint="copy the two numbers of step 2 with at least two decimals"))
+        checks.append(
+            Check(
+                f"quotes the {key} largest weight from {SCALE_FILE}",
+                value is not None and any(abs(x - value) <= 0.005 for x in found),
+                got=", ".join(f"{x:g}" for x in found) or "no decimal numbers",
+                expected=f"{value:.3f}" if value is not None else f"{SCALE_FILE} first",
+                hint="copy the two numbers of step 2 with at least two decimals",
+            )
+        )
     return Report(f"artifact {NOTES_FILE}", checks)
 
 
 ARTIFACT_CHECKS = {SCALE_FILE: check_scale, PERM_FILE: check_perm, NOTES_FILE: check_notes}
 # The functions each artifact is computed from: they must be in model.py for its check to mean anything.
-ARTIFACT_NEEDS = {SCALE_FILE: ["attention"], PERM_FILE: ["attention", "pos_encoding"], NOTES_FILE: []}
+ARTIFACT_NEEDS = {
+    SCALE_FILE: ["attention"],
+    PERM_FILE: ["attention", "pos_encoding"],
+    NOTES_FILE: [],
+}

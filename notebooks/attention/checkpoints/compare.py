@@ -1,4 +1,5 @@
 """Comparing nested lists of numbers, and saying where two of them first part ways."""
+
 import math
 
 TOLERANCE = 1e-6
@@ -12,7 +13,7 @@ def canonical(value):
         return value
     if isinstance(value, (int, float)):
         return float(value)
-    return repr(value)   # anything else (a generator, numpy array…) compares as unequal text
+    return repr(value)  # anything else (a generator, numpy array…) compares as unequal text
 
 
 def numbers_close(a, b, tol=TOLERANCE):
@@ -37,7 +38,7 @@ def first_difference(got, want, tol=TOLERANCE, path=()):
                 return found
         return None
     if isinstance(want, bool) and not isinstance(got, bool) and got in (0, 1):
-        return None       # a mask of 1/0 works as a mask in Python: 1 and 0 count as True and False
+        return None  # a mask of 1/0 works as a mask in Python: 1 and 0 count as True and False
     if isinstance(want, bool) or isinstance(got, bool):
         return None if got is want else (path, got, want, "values differ")
     if isinstance(want, float):

@@ -1,4 +1,5 @@
 """Recognising a catalogued mistake from what the learner's functions return on the probes."""
+
 import json
 import os
 
@@ -15,9 +16,14 @@ def pos_encoding_signature(value):
     if not (isinstance(rows, list) and rows and all(isinstance(r, list) for r in rows)):
         return {"not_a_matrix": True}
     flat = [v for r in rows for v in r if isinstance(v, float)]
-    in_range = len(flat) == sum(len(r) for r in rows) and all(-1.0 - 1e-12 <= v <= 1.0 + 1e-12 for v in flat)
-    distinct = all(max((abs(a - b) for a, b in zip(r, s)), default=0.0) > 1e-9
-                   for i, r in enumerate(rows) for s in rows[i + 1:])
+    in_range = len(flat) == sum(len(r) for r in rows) and all(
+        -1.0 - 1e-12 <= v <= 1.0 + 1e-12 for v in flat
+    )
+    distinct = all(
+        max((abs(a - b) for a, b in zip(r, s)), default=0.0) > 1e-9
+        for i, r in enumerate(rows)
+        for s in rows[i + 1 :]
+    )
     return [float(len(rows)), float(len(rows[0])), in_range, distinct]
 
 
@@ -32,7 +38,7 @@ def signature(checkpoint, value):
 
 def same_signature(got, stored):
     if isinstance(stored, dict) and "raises" in stored:
-        return isinstance(got, dict) and "raises" in got   # any exception counts as the same failure
+        return isinstance(got, dict) and "raises" in got  # any exception counts as the same failure
     return close(got, stored)
 
 
@@ -50,8 +56,11 @@ def diagnose(checkpoint, signatures, fingerprints=None):
     """The catalogued mistakes whose stored answers match these signatures on every probe."""
     fingerprints = fingerprints or load_fingerprints()
     names = fingerprints[checkpoint]["mistakes"]
-    return [BY_NAME[name] for name in names
-            if all(same_signature(signatures[pid], names[name][pid]) for pid in signatures)]
+    return [
+        BY_NAME[name]
+        for name in names
+        if all(same_signature(signatures[pid], names[name][pid]) for pid in signatures)
+    ]
 
 
 def expected(checkpoint, probe_id, fingerprints=None):

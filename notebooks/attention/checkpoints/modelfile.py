@@ -4,6 +4,7 @@ model.py is a header (docstring + ``import math``) followed by one section per s
 by a marker line. Saving a step replaces that step's section and keeps the sections in step
 order, so re-running a notebook never duplicates a function and the file always imports.
 """
+
 import ast
 import importlib.util
 import inspect
@@ -58,7 +59,7 @@ def read_sections(text):
     header = text[: found[0].start()] if found else text
     sections = {}
     for here, after in zip(found, found[1:] + [None]):
-        body = text[here.end(): after.start() if after else len(text)]
+        body = text[here.end() : after.start() if after else len(text)]
         sections[here.group(2)] = body.strip("\n") + "\n"
     return header, sections
 
@@ -88,21 +89,26 @@ def check_stdlib_only(source, where=MODEL_FILE):
     if bad:
         raise ModelFileError(
             f"{where} imports {bad[0]!r}; the course's model uses only the math module. "
-            f"Remove the import and write the computation with lists and math.")
+            f"Remove the import and write the computation with lists and math."
+        )
 
 
 def cell_source(fn):
     """The whole notebook cell that defined fn (helpers included), or fn's own source elsewhere."""
     filename = inspect.getsourcefile(fn) or ""
     lines = linecache.getlines(filename)
-    if lines and not os.path.exists(filename):   # IPython keeps cells in linecache only
+    if lines and not os.path.exists(filename):  # IPython keeps cells in linecache only
         return "".join(lines)
     return inspect.getsource(fn)
 
 
 def without_markers(source):
     """The cell source minus nbgrader's solution markers, which mean nothing inside model.py."""
-    return "".join(line for line in source.splitlines(keepends=True) if not _SOLUTION_MARKER.fullmatch(line.strip()))
+    return "".join(
+        line
+        for line in source.splitlines(keepends=True)
+        if not _SOLUTION_MARKER.fullmatch(line.strip())
+    )
 
 
 def save_section(name, source, path=MODEL_FILE):
@@ -121,7 +127,7 @@ def save_section(name, source, path=MODEL_FILE):
     compile(text, path, "exec")
     with open(path, "w", encoding="utf-8") as f:
         f.write(text)
-    sys.modules.pop("model", None)   # the next `import model` sees the new file
+    sys.modules.pop("model", None)  # the next `import model` sees the new file
     return text
 
 
@@ -145,7 +151,9 @@ def load_model(path=MODEL_FILE, module_name="learner_model"):
     module's BROKEN_SECTIONS, so a hand edit that breaks one step costs only that step.
     """
     if not os.path.exists(path):
-        raise ModelFileError(f"there is no {path} here yet: run the cell that writes your function into it")
+        raise ModelFileError(
+            f"there is no {path} here yet: run the cell that writes your function into it"
+        )
     with open(path, encoding="utf-8") as f:
         text = f.read()
     try:
@@ -154,7 +162,9 @@ def load_model(path=MODEL_FILE, module_name="learner_model"):
     except SyntaxError:
         source, broken = parsable_part(text, path)
     check_stdlib_only(source, where=path)
-    module = importlib.util.module_from_spec(importlib.util.spec_from_loader(module_name, loader=None))
+    module = importlib.util.module_from_spec(
+        importlib.util.spec_from_loader(module_name, loader=None)
+    )
     module.__file__ = os.path.abspath(path)
     exec(compile(source, path, "exec"), module.__dict__)
     module.BROKEN_SECTIONS = broken
@@ -165,6 +175,8 @@ def broken_message(module, name):
     """A clear message when step `name`'s section of model.py does not parse, else None."""
     why = getattr(module, "BROKEN_SECTIONS", {}).get(name)
     if why:
-        return (f"model.py: the step {step_number(name)} section ({name}) does not parse ({why}); "
-                f"fix it, or re-run the notebook cell that saves {name}")
+        return (
+            f"model.py: the step {step_number(name)} section ({name}) does not parse ({why}); "
+            f"fix it, or re-run the notebook cell that saves {name}"
+        )
     return None

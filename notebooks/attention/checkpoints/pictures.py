@@ -9,16 +9,18 @@
 Each returns a Picture: Jupyter shows it (image/svg+xml), a terminal shows a one-line summary,
 and `.svg` is the SVG text (for nbconvert, the feedback HTML, or a file).
 """
+
 import html
 from dataclasses import dataclass
 
-CELL = 22          # pixels per matrix cell
-MAX_CELLS = 64     # larger matrices are drawn with smaller cells
+CELL = 22  # pixels per matrix cell
+MAX_CELLS = 64  # larger matrices are drawn with smaller cells
 
 
 @dataclass(frozen=True)
 class Picture:
     """An SVG image with a caption."""
+
     svg: str
     caption: str
 
@@ -57,12 +59,16 @@ def _grid(matrix, colour, x0, y0, size, numbers):
     for i, row in enumerate(matrix):
         for j, v in enumerate(row):
             x, y = x0 + j * size, y0 + i * size
-            parts.append(f"<rect x='{x}' y='{y}' width='{size}' height='{size}' fill='{colour(v)}' "
-                         f"stroke='#ddd' stroke-width='0.5'><title>[{i}][{j}] = {v:.4g}</title></rect>")
+            parts.append(
+                f"<rect x='{x}' y='{y}' width='{size}' height='{size}' fill='{colour(v)}' "
+                f"stroke='#ddd' stroke-width='0.5'><title>[{i}][{j}] = {v:.4g}</title></rect>"
+            )
             if numbers:
                 ink = "#fff" if abs(v) > 0.6 else "#333"
-                parts.append(f"<text x='{x + size / 2}' y='{y + size / 2 + 3}' font-size='8' "
-                             f"text-anchor='middle' fill='{ink}'>{v:.2f}</text>")
+                parts.append(
+                    f"<text x='{x + size / 2}' y='{y + size / 2 + 3}' font-size='8' "
+                    f"text-anchor='middle' fill='{ink}'>{v:.2f}</text>"
+                )
     return parts
 
 
@@ -77,31 +83,44 @@ def heatmaps(matrices, titles, colour, caption, numbers=None):
     numbers = size >= CELL if numbers is None else numbers
     parts, x, height = [], 10, 0
     for matrix, title in zip(matrices, titles):
-        width = max(max(len(r) for r in matrix) * size, 6.5 * len(title))   # room for the title
+        width = max(max(len(r) for r in matrix) * size, 6.5 * len(title))  # room for the title
         parts.append(f"<text x='{x}' y='14' font-size='12'>{html.escape(title)}</text>")
         parts += _grid(matrix, colour, x, 22, size, numbers)
         x += width + 24
         height = max(height, len(matrix) * size)
-    svg = (f"<svg xmlns='http://www.w3.org/2000/svg' width='{x}' height='{height + 30}' "
-           f"font-family='sans-serif'>{''.join(parts)}</svg>")
+    svg = (
+        f"<svg xmlns='http://www.w3.org/2000/svg' width='{x}' height='{height + 30}' "
+        f"font-family='sans-serif'>{''.join(parts)}</svg>"
+    )
     return Picture(svg, caption)
 
 
 def show_attention(weights, title="attention weights (rows: queries, columns: keys)"):
     """A heatmap of one weight matrix: white is 0, dark blue is 1."""
-    return heatmaps([weights], [title], weight_colour, f"{len(weights)} queries × {len(weights[0])} keys")
+    return heatmaps(
+        [weights], [title], weight_colour, f"{len(weights)} queries × {len(weights[0])} keys"
+    )
 
 
 def show_heads(per_head, title="head"):
     """One heatmap per head, side by side."""
-    return heatmaps(per_head, [f"{title} {k}" for k in range(len(per_head))], weight_colour,
-                    f"{len(per_head)} heads, each with its own weights")
+    return heatmaps(
+        per_head,
+        [f"{title} {k}" for k in range(len(per_head))],
+        weight_colour,
+        f"{len(per_head)} heads, each with its own weights",
+    )
 
 
 def show_encoding(rows, title="positional encoding (rows: positions, columns: features)"):
     """The encoding pattern: -1 blue, 0 white, +1 red."""
-    return heatmaps([rows], [title], signed_colour, f"{len(rows)} positions × {len(rows[0])} features",
-                    numbers=False)
+    return heatmaps(
+        [rows],
+        [title],
+        signed_colour,
+        f"{len(rows)} positions × {len(rows[0])} features",
+        numbers=False,
+    )
 
 
 def show_bars(vectors, height=120):
@@ -112,15 +131,21 @@ def show_bars(vectors, height=120):
         label = f"{name} (max |v| = {top:.3g})"
         parts.append(f"<text x='{x}' y='14' font-size='12'>{html.escape(label)}</text>")
         mid = 22 + height / 2
-        parts.append(f"<line x1='{x}' y1='{mid}' x2='{x + 18 * len(vec)}' y2='{mid}' stroke='#999'/>")
+        parts.append(
+            f"<line x1='{x}' y1='{mid}' x2='{x + 18 * len(vec)}' y2='{mid}' stroke='#999'/>"
+        )
         for k, v in enumerate(vec):
             h = abs(v) / top * (height / 2)
             y = mid - h if v >= 0 else mid
-            parts.append(f"<rect x='{x + 18 * k + 2}' y='{y}' width='14' height='{h}' "
-                         f"fill='{signed_colour(v / top)}'><title>{name}[{k}] = {v:.4g}</title></rect>")
+            parts.append(
+                f"<rect x='{x + 18 * k + 2}' y='{y}' width='14' height='{h}' "
+                f"fill='{signed_colour(v / top)}'><title>{name}[{k}] = {v:.4g}</title></rect>"
+            )
         x += max(18 * len(vec), 6.5 * len(label)) + 30
-    svg = (f"<svg xmlns='http://www.w3.org/2000/svg' width='{x}' height='{height + 30}' "
-           f"font-family='sans-serif'>{''.join(parts)}</svg>")
+    svg = (
+        f"<svg xmlns='http://www.w3.org/2000/svg' width='{x}' height='{height + 30}' "
+        f"font-family='sans-serif'>{''.join(parts)}</svg>"
+    )
     return Picture(svg, " | ".join(vectors))
 
 
@@ -131,9 +156,13 @@ def show_growth(lengths):
     parts, x = [], 10
     for n in lengths:
         side = max(2.0, n * scale)
-        parts.append(f"<rect x='{x}' y='{190 - side}' width='{side}' height='{side}' fill='#c6dbef' "
-                     f"stroke='#2166ac'/><text x='{x}' y='208' font-size='11'>n={n}: {n * n}</text>")
+        parts.append(
+            f"<rect x='{x}' y='{190 - side}' width='{side}' height='{side}' fill='#c6dbef' "
+            f"stroke='#2166ac'/><text x='{x}' y='208' font-size='11'>n={n}: {n * n}</text>"
+        )
         x += side + 20
-    svg = (f"<svg xmlns='http://www.w3.org/2000/svg' width='{x}' height='216' font-family='sans-serif'>"
-           f"{''.join(parts)}</svg>")
+    svg = (
+        f"<svg xmlns='http://www.w3.org/2000/svg' width='{x}' height='216' font-family='sans-serif'>"
+        f"{''.join(parts)}</svg>"
+    )
     return Picture(svg, "each square has n × n cells: doubling n makes it four times larger")

@@ -3,6 +3,7 @@
 Each probe is one call: which function, with which arguments. The known answers for these calls
 (the correct one and each catalogued mistake's) are in fingerprints.json, keyed by probe id.
 """
+
 import random
 from collections import namedtuple
 
@@ -21,20 +22,27 @@ def lower_triangle(n):
 
 
 def _qkv(n_q, n_k, d_k, d_v, seed, scale=1.0):
-    return [seeded_matrix(n_q, d_k, seed, scale), seeded_matrix(n_k, d_k, seed + 1, scale),
-            seeded_matrix(n_k, d_v, seed + 2, scale)]
+    return [
+        seeded_matrix(n_q, d_k, seed, scale),
+        seeded_matrix(n_k, d_k, seed + 1, scale),
+        seeded_matrix(n_k, d_v, seed + 2, scale),
+    ]
 
 
-PATCHY_MASK = [[True, False, True, False, True],
-               [False, True, True, True, False],
-               [True, True, False, False, False]]   # every row keeps at least one key
+PATCHY_MASK = [
+    [True, False, True, False, True],
+    [False, True, True, True, False],
+    [True, True, False, False, False],
+]  # every row keeps at least one key
 
 PROBES = {
     "softmax": [
         Probe("softmax.small", "softmax", [[0.5, -1.0, 2.0, 0.0]], {}),
         Probe("softmax.large", "softmax", [[1000.0, 1001.0, 1002.0]], {}),
         Probe("softmax.spread", "softmax", [[-3.0, 1.5, 0.25, 4.0, -0.5]], {}),
-        Probe("softmax.wide", "softmax", [[-800.0, 0.0, 800.0]], {}),   # shifting by the min overflows
+        Probe(
+            "softmax.wide", "softmax", [[-800.0, 0.0, 800.0]], {}
+        ),  # shifting by the min overflows
     ],
     "attention": [
         Probe("attention.rect", "attention", _qkv(3, 5, 4, 6, seed=11), {}),
@@ -44,13 +52,22 @@ PROBES = {
     "causal_mask": [
         Probe("causal_mask.n1", "causal_mask", [1], {}),
         Probe("causal_mask.n5", "causal_mask", [5], {}),
-        Probe("causal_mask.attend", "attention", _qkv(4, 4, 6, 3, seed=41), {"mask": lower_triangle(4)}),
+        Probe(
+            "causal_mask.attend",
+            "attention",
+            _qkv(4, 4, 6, 3, seed=41),
+            {"mask": lower_triangle(4)},
+        ),
         Probe("causal_mask.patchy", "attention", _qkv(3, 5, 4, 2, seed=51), {"mask": PATCHY_MASK}),
     ],
     "multi_head": [
         Probe("multi_head.h2", "multi_head", _qkv(4, 4, 8, 8, seed=61) + [2], {}),
-        Probe("multi_head.h4_masked", "multi_head", _qkv(5, 5, 8, 8, seed=71) + [4],
-              {"mask": lower_triangle(5)}),
+        Probe(
+            "multi_head.h4_masked",
+            "multi_head",
+            _qkv(5, 5, 8, 8, seed=71) + [4],
+            {"mask": lower_triangle(5)},
+        ),
         Probe("multi_head.h1", "multi_head", _qkv(3, 3, 4, 4, seed=81) + [1], {}),
     ],
     "pos_encoding": [
@@ -66,9 +83,18 @@ PROBES = {
     ],
     "block": [
         Probe("block.h2", "block", [seeded_matrix(4, 8, 91, scale=3.0), 2], {}),
-        Probe("block.h4_masked", "block", [seeded_matrix(5, 8, 101, scale=3.0), 4],
-              {"mask": lower_triangle(5)}),
-        Probe("block.h1", "block", [[[x + 5.0 for x in row] for row in seeded_matrix(3, 4, 111)], 1], {}),
+        Probe(
+            "block.h4_masked",
+            "block",
+            [seeded_matrix(5, 8, 101, scale=3.0), 4],
+            {"mask": lower_triangle(5)},
+        ),
+        Probe(
+            "block.h1",
+            "block",
+            [[[x + 5.0 for x in row] for row in seeded_matrix(3, 4, 111)], 1],
+            {},
+        ),
     ],
 }
 
@@ -83,7 +109,7 @@ def call(module, probe):
     """
     try:
         result = getattr(module, probe.function)(*probe.args, **probe.kwargs)
-    except Exception as err:   # the learner's code may fail in any way; the check reports it
+    except Exception as err:  # the learner's code may fail in any way; the check reports it
         result = err
         result.model_line = line_in_model(err.__traceback__)
     if isinstance(result, BaseException):
@@ -103,13 +129,19 @@ def line_in_model(traceback):
 
 def describe_call(probe):
     """attention(Q 3×4, K 5×4, V 5×6): a call with the sizes of its inputs, short enough for one line."""
+
     def size(value):
         if isinstance(value, list) and value and all(isinstance(r, list) for r in value):
             return f"{len(value)}×{len(value[0])}"
         if isinstance(value, list):
-            return "[" + ", ".join(f"{v:g}" if isinstance(v, float) else repr(v) for v in value[:5]) + \
-                (", …]" if len(value) > 5 else "]")
+            return (
+                "["
+                + ", ".join(f"{v:g}" if isinstance(v, float) else repr(v) for v in value[:5])
+                + (", …]" if len(value) > 5 else "]")
+            )
         return repr(value)
-    parts = [size(a) for a in probe.args] + [f"{k}={'a mask' if k == 'mask' else size(v)}"
-                                             for k, v in probe.kwargs.items()]
+
+    parts = [size(a) for a in probe.args] + [
+        f"{k}={'a mask' if k == 'mask' else size(v)}" for k, v in probe.kwargs.items()
+    ]
     return f"{probe.function}({', '.join(parts)})"

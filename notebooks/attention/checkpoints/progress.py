@@ -1,8 +1,9 @@
 """All eight checkpoints at a glance: which hold, which fail (and why), which are not started, what next.
 
-    from checkpoints import progress; progress()      # in any notebook
-    python -m checkpoints progress                     # in a terminal, from your workspace
+from checkpoints import progress; progress()      # in any notebook
+python -m checkpoints progress                     # in a terminal, from your workspace
 """
+
 import html
 import os
 from dataclasses import dataclass
@@ -11,19 +12,28 @@ from .artifacts import ARTIFACT_CHECKS, ARTIFACT_NEEDS, OUTPUTS
 from .modelfile import STEPS, ModelFileError, broken_message, load_model
 from .steps import CHECKS
 
-NOTEBOOKS = {"softmax": "01-softmax", "attention": "02-attention", "causal_mask": "03-causal-mask",
-             "multi_head": "04-multi-head", "pos_encoding": "05-positional-encoding",
-             "layer_norm": "06-layer-norm", "block": "07-block",
-             "02-scale.txt": "02-attention", "05-perm.txt": "05-positional-encoding", "08-notes.md": "08-notes"}
+NOTEBOOKS = {
+    "softmax": "01-softmax",
+    "attention": "02-attention",
+    "causal_mask": "03-causal-mask",
+    "multi_head": "04-multi-head",
+    "pos_encoding": "05-positional-encoding",
+    "layer_norm": "06-layer-norm",
+    "block": "07-block",
+    "02-scale.txt": "02-attention",
+    "05-perm.txt": "05-positional-encoding",
+    "08-notes.md": "08-notes",
+}
 SYMBOLS = {"holds": "✓", "fails": "✗", "not started": "·"}
 
 
 @dataclass(frozen=True)
 class Item:
     """One checkpoint or artifact in the progress view."""
-    name: str          # the function (softmax) or the artifact file (02-scale.txt)
-    status: str        # "holds", "fails" or "not started"
-    detail: str = ""   # the failing summary and the diagnosis, in a few words
+
+    name: str  # the function (softmax) or the artifact file (02-scale.txt)
+    status: str  # "holds", "fails" or "not started"
+    detail: str = ""  # the failing summary and the diagnosis, in a few words
 
     @property
     def notebook(self):
@@ -36,7 +46,7 @@ def checkpoint_item(name, model):
         return Item(name, "fails" if why else "not started", why or "")
     try:
         report = CHECKS[name](model)
-    except Exception as err:     # a check that cannot even run on these functions is a failure
+    except Exception as err:  # a check that cannot even run on these functions is a failure
         return Item(name, "fails", f"the check stopped: {type(err).__name__}")
     if report.passed:
         return Item(name, "holds")
@@ -53,12 +63,17 @@ def artifact_item(filename, model, folder=OUTPUTS):
         report = ARTIFACT_CHECKS[filename](model, folder)
     except Exception as err:
         return Item(filename, "fails", f"the check stopped: {type(err).__name__}")
-    return Item(filename, "holds") if report.passed else Item(filename, "fails", report.summary().split(": ", 1)[1])
+    return (
+        Item(filename, "holds")
+        if report.passed
+        else Item(filename, "fails", report.summary().split(": ", 1)[1])
+    )
 
 
 @dataclass(frozen=True)
 class Progress:
     """The whole course's state, readable in a terminal and in Jupyter."""
+
     items: tuple
 
     def next_step(self):
@@ -80,9 +95,13 @@ class Progress:
         rows = "".join(
             f"<tr><td style='color:{colours[i.status]};font-weight:bold'>{SYMBOLS[i.status]}</td>"
             f"<td><code>{html.escape(i.name)}</code></td><td>{i.status}</td>"
-            f"<td>{html.escape(i.detail)}</td><td>{html.escape(i.notebook)}</td></tr>" for i in self.items)
-        return (f"<table><tr><th></th><th>step</th><th>status</th><th>details</th><th>notebook</th></tr>"
-                f"{rows}</table><p><b>{html.escape(self.next_step())}</b></p>")
+            f"<td>{html.escape(i.detail)}</td><td>{html.escape(i.notebook)}</td></tr>"
+            for i in self.items
+        )
+        return (
+            f"<table><tr><th></th><th>step</th><th>status</th><th>details</th><th>notebook</th></tr>"
+            f"{rows}</table><p><b>{html.escape(self.next_step())}</b></p>"
+        )
 
 
 def progress(path="model.py", folder=OUTPUTS):
