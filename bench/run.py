@@ -1,4 +1,6 @@
-"""Figures for the closing notes: notebook run times, student-edition size, check and grading speed.
+"""Figures for the closing notes.
+
+Notebook run times, student-edition size, check and grading speed.
 
 make bench            (or: PYTHONPATH=. .venv/bin/python bench/run.py)
 """
@@ -34,11 +36,14 @@ def main():
     course.release()
     print("== checks, best of 5, on the reference ==")
     for name, check in CHECKS.items():
-        visible = timed(lambda: check(reference()))
-        hidden_time = timed(lambda: hidden.judge(name, underlay(reference(), name)))
+        # timed() calls the closure right away, inside this iteration, so late binding never bit;
+        # the default arguments pin the loop variables explicitly all the same.
+        visible = timed(lambda check=check: check(reference()))
+        hidden_time = timed(lambda name=name: hidden.judge(name, underlay(reference(), name)))
         print(f"{name:13} visible {visible * 1000:7.1f} ms   hidden {hidden_time * 1000:7.1f} ms")
     print(
-        "== the judge on one whole submission (17 graded cells, one sandboxed worker per checkpoint) =="
+        "== the judge on one whole submission"
+        " (17 graded cells, one sandboxed worker per checkpoint) =="
     )
     sandbox.require()
     folder = os.path.join(ROOT, "bench", ".submission")

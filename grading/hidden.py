@@ -1,4 +1,6 @@
-"""The hidden checks: each learner function against the reference at 1e-6 on seeded random and edge inputs.
+"""The hidden checks: each learner function against the reference at 1e-6 on seeded inputs.
+
+Random sizes and magnitudes, masks and edge cases, drawn from SEED.
 
 Only the judge (grading/judge.py) runs them, in its own process, on a RemoteModel whose calls go
 to the sandboxed worker; the hidden cells of the notebooks are placeholders. Feedback shows no
@@ -10,6 +12,8 @@ import random
 
 from checkpoints.compare import canonical, first_difference
 from checkpoints.diagnose import pos_encoding_signature
+from checkpoints.probes import attempt
+from checkpoints.properties import leaks, renormalised
 from grading.reference import reference
 
 SEED = 20261129
@@ -30,11 +34,12 @@ def random_mask(rng, n_q, n_k):
 
 
 def causal(n):
-    return [[i >= j for j in range(n)] for i in range(n)]
+    """The causal mask for n positions, as the reference builds it."""
+    return reference().causal_mask(n)
 
 
 def cases(checkpoint, count=16):
-    """[(label, function, args, kwargs)] seeded for this checkpoint: random sizes, big values, masks, edges."""
+    """[(label, function, args, kwargs)]: random sizes, big values, masks, edge cases."""
     rng = random.Random(f"{SEED}:{checkpoint}")
     out = []
     for k in range(count):
@@ -108,13 +113,6 @@ EDGES = {
 }
 
 
-def run(fn, args, kwargs):
-    try:
-        return fn(*args, **kwargs)
-    except Exception as err:  # a crash is a failed case, reported by type
-        return err
-
-
 def masked_attention_cases():
     rng = random.Random(f"{SEED}:masked")
     out = []
@@ -127,27 +125,20 @@ def masked_attention_cases():
 
 
 def judge_masking(model):
-    """Masked attention must equal the learner's own unmasked weights, restricted and renormalised."""
+    """Masked attention equals the learner's own unmasked weights, restricted and renormalised."""
     failures = []
     inputs = masked_attention_cases()
     for Q, K, V, mask in inputs:
-        got, plain = (
-            run(model.attention, [Q, K, V], {"mask": mask}),
-            run(model.attention, [Q, K, V], {}),
-        )
+        got, plain = attempt(model.attention, Q, K, V, mask=mask), attempt(model.attention, Q, K, V)
         if isinstance(got, Exception) or isinstance(plain, Exception):
             failures.append(f"raised {type(got if isinstance(got, Exception) else plain).__name__}")
             continue
-        kept = [[w if m else 0.0 for w, m in zip(row, mrow)] for row, mrow in zip(plain[1], mask)]
-        want_w = [[w / sum(row) for w in row] for row in kept]
+        want_w = renormalised(plain[1], mask)
         want_out = [
             [sum(w * v[c] for w, v in zip(row, V)) for c in range(len(V[0]))] for row in want_w
         ]
         found = first_difference(canonical(list(got)), [want_out, want_w])
-        zeros = all(
-            got[1][i][j] == 0.0 for i, row in enumerate(mask) for j, m in enumerate(row) if not m
-        )
-        if found or not zeros:
+        if found or leaks(got[1], mask):
             failures.append(_gap(found) if found else "a hidden weight is not exactly 0")
     return len(inputs), failures
 
@@ -165,7 +156,7 @@ def judge(checkpoint, model):
     total, failures = 0, []
     for label, function, args, kwargs in cases(checkpoint):
         total += 1
-        got = run(getattr(model, function), args, kwargs)
+        got = attempt(getattr(model, function), *args, **kwargs)
         if isinstance(got, Exception):
             failures.append(f"{label} case raised {type(got).__name__}")
             continue
@@ -182,14 +173,14 @@ def judge(checkpoint, model):
         total, failures = total + count, failures + [f"masked attention {m}" for m in more]
     if checkpoint == "multi_head":
         total += 1
-        err = run(model.multi_head, [[[1.0] * 6], [[1.0] * 6], [[1.0] * 6], 4], {})
+        err = attempt(model.multi_head, [[1.0] * 6], [[1.0] * 6], [[1.0] * 6], 4)
         if not isinstance(err, ValueError):
             failures.append("d % h != 0 did not raise ValueError")
     return total, failures
 
 
 def freshen(probe, rng):
-    """The same kind of call on new inputs: floats moved by a*x + b (seeded per probe), lengths grown.
+    """The same kind of call on new inputs: floats moved by a*x + b (seeded), lengths grown.
 
     Shapes, masks and head counts stay, so every property the visible check states still applies;
     the expected answers come from the reference.
@@ -208,7 +199,7 @@ def freshen(probe, rng):
     args = [move(v) for v in probe.args]
     if probe.function in ("causal_mask", "pos_encoding"):  # the first argument is a length
         args[0] += rng.randint(1, 3)
-    return probe._replace(args=args, kwargs={k: move(v) for k, v in probe.kwargs.items()})
+    return probe.but(args=args, kwargs={k: move(v) for k, v in probe.kwargs.items()})
 
 
 def fresh_probes(checkpoint):

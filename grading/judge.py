@@ -12,7 +12,6 @@ learner code.
 
 import ast
 import builtins
-import contextlib
 import hashlib
 import json
 import os
@@ -23,9 +22,13 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 
-from checkpoints import diagnose as diagnose_module
-from checkpoints import steps
-from checkpoints.artifacts import ARTIFACT_CHECKS, ARTIFACT_NEEDS
+from checkpoints.artifacts import (
+    ARTIFACT_CHECKS,
+    ARTIFACT_NEEDS,
+    NOTES_FILE,
+    PERM_FILE,
+    SCALE_FILE,
+)
 from checkpoints.catalogue import BY_NAME
 from checkpoints.diagnose import diagnose, probe_signatures
 from checkpoints.modelfile import STEPS, foreign_imports, read_sections, step_number
@@ -48,19 +51,19 @@ CELLS = {
     "step01-softmax-hidden": ("hidden", "softmax"),
     "step02-attention-checks": ("visible", "attention"),
     "step02-attention-hidden": ("hidden", "attention"),
-    "step02-scale-artifact": ("artifact", "02-scale.txt"),
+    "step02-scale-artifact": ("artifact", SCALE_FILE),
     "step03-causal-mask-checks": ("visible", "causal_mask"),
     "step03-causal-mask-hidden": ("hidden", "causal_mask"),
     "step04-multi-head-checks": ("visible", "multi_head"),
     "step04-multi-head-hidden": ("hidden", "multi_head"),
     "step05-pos-encoding-checks": ("visible", "pos_encoding"),
     "step05-pos-encoding-hidden": ("hidden", "pos_encoding"),
-    "step05-perm-artifact": ("artifact", "05-perm.txt"),
+    "step05-perm-artifact": ("artifact", PERM_FILE),
     "step06-layer-norm-checks": ("visible", "layer_norm"),
     "step06-layer-norm-hidden": ("hidden", "layer_norm"),
     "step07-block-checks": ("visible", "block"),
     "step07-block-hidden": ("hidden", "block"),
-    "step08-notes-artifact": ("artifact", "08-notes.md"),
+    "step08-notes-artifact": ("artifact", NOTES_FILE),
 }
 EXCEPTIONS = {
     name: obj
@@ -74,7 +77,7 @@ class WorkerFailed(Exception):
 
 
 def learner_exception(message):
-    """A learner's exception rebuilt from its name: a real built-in class, so `except ValueError` works."""
+    """A learner's exception rebuilt from its name, as a real built-in class (`except` works)."""
     kind = EXCEPTIONS.get(
         message.get("raises") if isinstance(message.get("raises"), str) else None, Exception
     )
@@ -133,7 +136,8 @@ class Worker:
             chunk = os.read(fd, 1 << 16)
             if not chunk:
                 self.fail(
-                    "the grading process of your code ended (os._exit, a crash, or a resource limit)"
+                    "the grading process of your code ended (os._exit, a crash, or a resource"
+                    " limit)"
                 )
             self.buffer += chunk
             if len(self.buffer) > MAX_REPLY_BYTES:
@@ -250,7 +254,8 @@ def read_plain_file(path):
 
 
 def forbidden(source):
-    """What in this source reaches beyond math: imports in any spelling (`import`, `from`, `__import__`,
+    """What in this source reaches beyond math: imports in any spelling (`import`, `from`,
+    `__import__`,
     `importlib`, `builtins`); [] when clean."""
     try:
         found = foreign_imports(source)
@@ -261,7 +266,10 @@ def forbidden(source):
 
 
 def clean_model(text):
-    """([[section, source], ...] the worker may load, {step: why it was left out}, [problems in plain words])."""
+    """The model.py the worker may load, and what was left out of it.
+
+    Returns ([[section, source], ...], {step: why it was left out}, [problems in plain words]).
+    """
     header, sections = read_sections(text)
     broken, problems, kept = {}, [], {}
     for name, body in sections.items():
@@ -346,7 +354,7 @@ def safely(title, work):
 
 
 def hidden_verdict(grade_id, checkpoint, model):
-    """Seeded cases against the reference: counts, the first gap and the diagnosis; no inputs, no seed."""
+    """Seeded cases against the reference: counts, first gap, diagnosis; no inputs, no seed."""
     try:
         total, failures = hidden.judge(checkpoint, model)
         names = (
@@ -369,7 +377,8 @@ def hidden_verdict(grade_id, checkpoint, model):
             record=record,
         )
     lines = [
-        f"✗ hidden check {checkpoint}: {len(failures)} of {total} seeded cases fail; first: {failures[0]}"
+        f"✗ hidden check {checkpoint}: {len(failures)} of {total} seeded cases fail; first:"
+        f" {failures[0]}"
     ]
     if names:
         lines.append(f"  looks like: {BY_NAME[names[0]].title}. Fix: {BY_NAME[names[0]].hint}")
@@ -377,7 +386,7 @@ def hidden_verdict(grade_id, checkpoint, model):
 
 
 def visible_verdict(grade_id, checkpoint, model):
-    """The learner's own checkpoint; when it holds, the same checks again on fresh inputs of the same kind.
+    """The learner's own checkpoint; when it holds, the same checks on fresh inputs of one kind.
 
     The notebook's inputs are public, so answers hard-coded for them must not earn the points: the
     second run uses seeded inputs the learner never saw, with the reference's answers.
@@ -386,32 +395,20 @@ def visible_verdict(grade_id, checkpoint, model):
     if report.passed:
         fresh = safely(checkpoint, lambda: checks_on_fresh_inputs(checkpoint, model))
         if not fresh.passed:
-            fresh.note = (
-                "your function gives the expected answers on the notebook's own inputs, but not "
-                "on fresh inputs of the same kind (shown above)"
+            report = fresh.but(
+                note="your function gives the expected answers on the notebook's own inputs, but "
+                "not on fresh inputs of the same kind (shown above)"
             )
-            report = fresh
     names = [m.name for m in report.diagnosis or []] if not report.passed else []
     return report_verdict(grade_id, report, {"diagnosis": names})
 
 
-@contextlib.contextmanager
-def probes_replaced(probes):
-    """The visible checks, for a moment, on other probes (only ever in the judge's own process)."""
-    saved = steps.PROBES, diagnose_module.PROBES
-    steps.PROBES = diagnose_module.PROBES = probes
-    try:
-        yield
-    finally:
-        steps.PROBES, diagnose_module.PROBES = saved
-
-
 def checks_on_fresh_inputs(checkpoint, model):
-    with probes_replaced(hidden.fresh_probes(checkpoint)):
-        answers = {
-            checkpoint: {"correct": probe_signatures(checkpoint, reference()), "mistakes": {}}
-        }
-        return CHECKS[checkpoint](model, fingerprints=answers)
+    """The visible checks on fresh seeded probes, with the reference's answers to them."""
+    probes = hidden.fresh_probes(checkpoint)
+    correct = probe_signatures(checkpoint, reference(), probes[checkpoint])
+    answers = {checkpoint: {"correct": correct, "mistakes": {}}}
+    return CHECKS[checkpoint](model, fingerprints=answers, probes=probes)
 
 
 def artifact_verdict(grade_id, filename, model, outputs):
@@ -446,7 +443,7 @@ class Judgement:
             self.problems.append("graded WITHOUT the sandbox (ATTENTION_UNSAFE_NO_SANDBOX=1)")
 
     def model(self, context):
-        """The RemoteModel for one checkpoint (its earlier steps are the reference's), or the error."""
+        """The RemoteModel for one checkpoint (earlier steps are the reference's), or the error."""
         if context not in self.workers:
             oracles = set(UNDERLAY.get(context, []))
             try:

@@ -1,19 +1,21 @@
-"""A hostile class: submissions that try to gain points, break grading, or reach outside their folder.
+"""A hostile class: submissions that try to gain points, break grading,
+or reach outside their folder.
 
 Every submission starts from one of two honest bases and adds one attack:
 
     "correct"        the full solution; 39/39 honestly
-    "wrong-softmax"  the full solution with BUGGY["softmax.divide_by_max"] as softmax; 33/39 honestly:
-                     the two softmax cells (5 points), and the √d artifact (1 point), since weights
-                     divided by their row's maximum always peak at exactly 1, with or without √d_k,
-                     so the experiment shows nothing
+    "wrong-softmax"  the full solution with BUGGY["softmax.divide_by_max"] as softmax;
+                     33/39 honestly: the two softmax cells (5 points), and the √d artifact
+                     (1 point), since weights divided by their row's maximum always peak at
+                     exactly 1, with or without √d_k, so the experiment shows nothing
 
 Attacks meant to gain points use the wrong-softmax base, so a gain shows; attacks meant to break
 grading or to escape use the correct base, so a loss shows. An attack is one or more of:
 
     cell      a new unlocked code cell (no nbgrader metadata) in `notebook`, right after its setup
               cell (at="setup") or at the end (at="end")
-    softmax   the softmax of the submission's model.py replaced by this code (the notebook keeps the base's)
+    softmax   the softmax of the submission's model.py replaced by this code
+              (the notebook keeps the base's)
     model     code appended to model.py at module level, after the step sections
     header    a line added to model.py's header, after `import math`
     edit      the name of a notebook or file edit in EDITS
@@ -23,8 +25,11 @@ grading or to escape use the correct base, so a loss shows. An attack is one or 
               disagree with the outputs and hide the gain)
 
 Placeholders in attack code, filled in when the class is written:
-    __ROOT__ the course root (absolute)   __PORT__ the test's loopback listener   __STUDENT__ the student id
-    __CANARY__ HOSTILE-<student>-canary    __KNOWN__ the visible probes' answers from fingerprints.json
+    __ROOT__     the course root (absolute)
+    __PORT__     the test's loopback listener
+    __STUDENT__  the student id
+    __CANARY__   HOSTILE-<student>-canary
+    __KNOWN__    the visible probes' answers from fingerprints.json
 
 Canary files are named HOSTILE-<student>-canary, so a test can find whatever escaped, and whose.
 """
@@ -56,7 +61,7 @@ class Attack:
 W = "wrong-softmax"
 C = "correct"
 
-# ─────────────────────────────────────────────── the table ───────────────────────────────────────────────
+# ─────────────────────────────────────────── the table ───────────────────────────────────────────
 ATTACKS = [
     # ── fake values returned by the wrong softmax ──
     Attack(
@@ -160,14 +165,17 @@ builtins.max = lambda *args, **kwargs: 1e300 if args[:1] == (1.0,) else real_max
         cell="""
 import builtins, sys
 real_all = all
-builtins.all = lambda iterable: True if sys._getframe(1).f_code.co_name == "passed" else real_all(iterable)
+builtins.all = lambda iterable: (
+    True if sys._getframe(1).f_code.co_name == "passed" else real_all(iterable)
+)
 """,
     ),
     Attack(
         "h-bi-isinstance",
         W,
         "monkeypatch builtins",
-        "float-subclass results, plus builtins.isinstance saying they are text (so they are compared as they are)",
+        "float-subclass results, plus builtins.isinstance saying they are text "
+        "(so they are compared as they are)",
         cell="""
 import builtins
 real_isinstance = isinstance
@@ -315,7 +323,8 @@ ip.events.register("post_run_cell", forget_error)
         "h-ip-displayhook",
         W,
         "ipython",
-        "the hidden check first displays 3 (an execute_result nbgrader reads as the score), then fails",
+        "the hidden check first displays 3 (an execute_result nbgrader reads as the score), "
+        "then fails",
         cell="""
 import sys, grading.hidden
 real_grade = grading.hidden.grade
@@ -330,7 +339,8 @@ grading.hidden.grade = grade
         "h-hc-probe-answers",
         W,
         "hard-coded answers",
-        "wrong softmax, except on the visible probes (answers from fingerprints.json, shift-invariant key)",
+        "wrong softmax, except on the visible probes "
+        "(answers from fingerprints.json, shift-invariant key)",
         softmax="""
 KNOWN = __KNOWN__
 
@@ -420,7 +430,8 @@ def softmax(xs):
         "h-ref-disk-relative",
         W,
         "taking the reference",
-        "softmax execs ../../../model.py (the course root, seen from autograded/<student>/attention)",
+        "softmax execs ../../../model.py "
+        "(the course root, seen from autograded/<student>/attention)",
         outputs="reference",
         softmax="""
 def softmax(xs):
@@ -472,7 +483,8 @@ with open("grading_record.json", "w") as f:
         "h-rec-garbage",
         C,
         "record and gradebook",
-        "last cell overwrites grading_record.json with text that is not JSON (breaks a naive grade table)",
+        "last cell overwrites grading_record.json with text that is not JSON "
+        "(breaks a naive grade table)",
         notebook="08-notes.ipynb",
         at="end",
         cell="""
@@ -484,22 +496,26 @@ with open("grading_record.json", "w") as f:
         "h-db-absolute",
         W,
         "record and gradebook",
-        "last cell sets the student's own auto_score to 100 in gradebook.db, found by absolute path",
+        "last cell sets the student's own auto_score to 100 in gradebook.db, "
+        "found by absolute path",
         notebook="08-notes.ipynb",
         at="end",
         cell="""
 import os, sqlite3
 student = os.path.basename(os.path.dirname(os.getcwd()))
 with sqlite3.connect("__ROOT__/gradebook.db", timeout=60) as db:
-    db.execute("UPDATE grade SET auto_score = 100 WHERE notebook_id IN (SELECT n.id FROM submitted_notebook n "
-               "JOIN submitted_assignment a ON n.assignment_id = a.id WHERE a.student_id = ?)", (student,))
+    db.execute("UPDATE grade SET auto_score = 100 WHERE notebook_id IN "
+               "(SELECT n.id FROM submitted_notebook n "
+               "JOIN submitted_assignment a ON n.assignment_id = a.id WHERE a.student_id = ?)",
+               (student,))
 """,
     ),
     Attack(
         "h-db-walk-up",
         W,
         "record and gradebook",
-        "last cell finds gradebook.db by walking up from the working folder, sets auto_score to 100",
+        "last cell finds gradebook.db by walking up from the working folder, "
+        "sets auto_score to 100",
         notebook="08-notes.ipynb",
         at="end",
         cell="""
@@ -509,8 +525,10 @@ while folder != "/" and not os.path.exists(os.path.join(folder, "gradebook.db"))
     folder = os.path.dirname(folder)
 student = os.path.basename(os.path.dirname(os.getcwd()))
 with sqlite3.connect(os.path.join(folder, "gradebook.db"), timeout=60) as db:
-    db.execute("UPDATE grade SET auto_score = 100 WHERE notebook_id IN (SELECT n.id FROM submitted_notebook n "
-               "JOIN submitted_assignment a ON n.assignment_id = a.id WHERE a.student_id = ?)", (student,))
+    db.execute("UPDATE grade SET auto_score = 100 WHERE notebook_id IN "
+               "(SELECT n.id FROM submitted_notebook n "
+               "JOIN submitted_assignment a ON n.assignment_id = a.id WHERE a.student_id = ?)",
+               (student,))
 """,
     ),
     # ── writing outside the submission ──
@@ -569,7 +587,8 @@ with open("../../../model.py", "a") as f:
         "h-out-checkpoints-source",
         C,
         "writing outside",
-        "appends a comment to the master checkpoints/compare.py, which nbgrader copies to later students",
+        "appends a comment to the master checkpoints/compare.py, "
+        "which nbgrader copies to later students",
         cell="""
 with open("../../../notebooks/attention/checkpoints/compare.py", "a") as f:
     f.write("\\n# __CANARY__\\n")
@@ -579,7 +598,8 @@ with open("../../../notebooks/attention/checkpoints/compare.py", "a") as f:
         "h-out-late-child",
         C,
         "writing outside",
-        "forks a detached child that writes a canary in the course root 5 s later, after the kernel is gone",
+        "forks a detached child that writes a canary in the course root 5 s later, "
+        "after the kernel is gone",
         cell="""
 import os, time
 if os.fork() == 0:
@@ -728,7 +748,8 @@ sys.stdout.write(("x" * 99 + "\\n") * (512 * 1024))
         "h-fm-sys-modules",
         W,
         "fake math",
-        'sys.modules["math"] replaced (before the reference loads): exp returns one constant object',
+        'sys.modules["math"] replaced (before the reference loads): '
+        "exp returns one constant object",
         cell='''
 import math, sys, types
 class K:
@@ -750,8 +771,8 @@ sys.modules["math"] = fake
         "h-fm-file",
         W,
         "fake math",
-        "a math.py beside model.py: the real math, except that exp returns one constant object during the "
-        "softmax checkpoint",
+        "a math.py beside model.py: the real math, "
+        "except that exp returns one constant object during the softmax checkpoint",
         files=(
             (
                 "math.py",
@@ -777,7 +798,9 @@ class K:
 
 
 def exp(x):
-    """K while the softmax checkpoint runs (the reference loads this math too), the real exp otherwise."""
+    """K while the softmax checkpoint runs (the reference loads this math too),
+    the real exp otherwise.
+    """
     frame = sys._getframe(1)
     while frame is not None:
         if frame.f_code.co_name == "check_softmax" or frame.f_locals.get("checkpoint") == "softmax":
@@ -847,7 +870,8 @@ __import__("os").environ["NBGRADER_EXECUTION"] = ""
         "h-nb-repointed",
         W,
         "notebook edits",
-        "the learner's print cell carries the hidden check's grade_id; the real hidden cell is deleted",
+        "the learner's print cell carries the hidden check's grade_id; "
+        "the real hidden cell is deleted",
         edit="repointed",
     ),
     Attack(
@@ -982,7 +1006,7 @@ def softmax(xs):
 """,
     ),
 ]
-# ──────────────────────────────────────────── end of the table ───────────────────────────────────────────
+# ──────────────────────────────────────── end of the table ───────────────────────────────────────
 
 EVERYONE = ATTACKS + NOISE
 BY_STUDENT = {a.student: a for a in EVERYONE}
@@ -999,7 +1023,9 @@ def canary(student):
 
 
 def selected(only=None):
-    """EVERYONE, or the students named in `only` / $HOSTILE_ONLY (comma-separated), for quick runs."""
+    """EVERYONE, or the students named in `only` / $HOSTILE_ONLY (comma-separated),
+    for quick runs.
+    """
     names = (
         only
         if only is not None

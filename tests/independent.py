@@ -11,7 +11,9 @@ HIDDEN_SCORE = -1e300  # exp(HIDDEN_SCORE - anything finite) underflows to 0.0
 
 
 def softmax(xs):
-    """exp(x_i - lse), lse = log Σ_j exp(x_j), taken around the largest entry so nothing overflows."""
+    """exp(x_i - lse), lse = log Σ_j exp(x_j),
+    taken around the largest entry so nothing overflows.
+    """
     peak = xs[0]
     for x in xs:
         if x > peak:
@@ -27,7 +29,9 @@ def transpose(M):
 
 
 def attention(Q, K, V, mask=None):
-    """(weights · V, weights), weights[i] = softmax over j of Q[i]·K[j] / √len(K[j]), hidden j → 0."""
+    """(weights · V, weights),
+    weights[i] = softmax over j of Q[i]·K[j] / √len(K[j]), hidden j → 0.
+    """
     KT, VT = transpose(K), transpose(V)
     scores = []
     for i in range(len(Q)):
@@ -87,7 +91,9 @@ def multi_head(Q, K, V, h, mask=None):
 
 
 def pos_encoding(n, d):
-    """sin / cos of p · f_k, with one frequency f_k = 10000^(-2k/d) per pair of columns (2k, 2k+1)."""
+    """sin / cos of p · f_k,
+    with one frequency f_k = 10000^(-2k/d) per pair of columns (2k, 2k+1).
+    """
     freqs = [10000.0 ** (-2 * k / d) for k in range((d + 1) // 2)]
     table = []
     for p in range(n):
@@ -100,7 +106,9 @@ def pos_encoding(n, d):
 
 
 def layer_norm(row, eps=1e-5):
-    """Centre on the mean (pass 1), then scale by 1/√(mean square of the centred values + eps) (pass 2)."""
+    """Centre on the mean (pass 1),
+    then scale by 1/√(mean square of the centred values + eps) (pass 2).
+    """
     mean = math.fsum(row) / len(row)
     centred = [x - mean for x in row]
     square_sum = 0.0

@@ -1,4 +1,5 @@
-"""The learner's path in a real browser: Playwright drives Debian's chromium through JupyterLab (make lab).
+"""The learner's path in a real browser:
+Playwright drives Debian's chromium through JupyterLab (make lab).
 
 Needs /usr/bin/chromium (Debian package `chromium`; .ci/run installs it). No browser is downloaded.
 A screenshot of each stage is kept in test-artifacts/.
@@ -45,7 +46,10 @@ def lab(tmp_path_factory):
     )
     port, token = free_port(), "browsertest"
     workspace = tmp_path_factory.mktemp("browser") / "workspace"
-    flags = f"--no-browser --ServerApp.port={port} --IdentityProvider.token={token} --ServerApp.ip=127.0.0.1"
+    flags = (
+        f"--no-browser --ServerApp.port={port} --IdentityProvider.token={token}"
+        " --ServerApp.ip=127.0.0.1"
+    )
     server = subprocess.Popen(
         ["make", "lab", f"WORKSPACE={workspace}", f"LAB_FLAGS={flags}"],
         cwd=ROOT,
@@ -105,7 +109,9 @@ def screenshot(page, name):
 
 
 def test_a_correct_softmax_passes_its_checkpoint_with_a_picture(page):
-    """Type a softmax, run all: the checkpoint shows 'all 8 checks hold' and the page has a rendered SVG."""
+    """Type a softmax, run all:
+    the checkpoint shows 'all 8 checks hold' and the page has a rendered SVG.
+    """
     start = time.monotonic()
     type_and_run_all(page, SOFTMAX)
     page.get_by_text("softmax: all 8 checks hold").first.wait_for(timeout=120_000)

@@ -1,4 +1,6 @@
-"""Issue 4: every catalogued mistake, written as real code, is caught and named; correct variants never are."""
+"""Issue 4: every catalogued mistake, written as real code, is caught and named;
+correct variants never are.
+"""
 
 import html
 
@@ -48,13 +50,15 @@ def test_visible_check_fails_and_names_the_mistake(name):
     ]
     assert f"looks like: {mistake.title}" in repr(report)
     assert html.escape(mistake.hint) not in report._repr_html_()  # the fix waits for hint(...)
-    report.level = 1
+    report = report.but(level=1)
     assert html.escape(mistake.hint) in report._repr_html_()
 
 
 @pytest.mark.parametrize("name", sorted(BUGGY))
 def test_hidden_check_fails_and_records_the_mistake(name, tmp_path):
-    """The judge's hidden check of a buggy model.py (through the sandboxed worker) fails and names it."""
+    """The judge's hidden check of a buggy model.py (through the sandboxed worker)
+    fails and names it.
+    """
     (tmp_path / "model.py").write_text(buggy_source(name))
     checkpoint = BY_NAME[name].checkpoint
     grade_id = next(
@@ -92,7 +96,7 @@ def test_correct_alternatives_pass_every_check_without_diagnosis(name):
 
 def test_no_mistake_matches_the_reference():
     """The reference itself passes every checkpoint, so nothing is diagnosed on it."""
-    for checkpoint, check in CHECKS.items():
+    for check in CHECKS.values():
         report = check(reference())
         assert report.passed and not report.diagnosis, repr(report)
 
@@ -128,11 +132,14 @@ def test_other_spellings_are_named_too(name, spelling):
 
 
 def test_a_mask_of_ones_and_zeros_is_accepted():
-    """causal_mask returning 1/0 integers works as a mask in Python, so the checkpoint accepts it."""
+    """causal_mask returning 1/0 integers works as a mask in Python,
+    so the checkpoint accepts it.
+    """
     source = replace_function(
         reference_source(),
         "causal_mask",
-        "def causal_mask(n):\n    return [[1 if i >= j else 0 for j in range(n)] for i in range(n)]\n",
+        "def causal_mask(n):\n"
+        "    return [[1 if i >= j else 0 for j in range(n)] for i in range(n)]\n",
     )
     report = CHECKS["causal_mask"](load_source_module(source, "int_mask", "model.py"))
     assert report.passed, repr(report)

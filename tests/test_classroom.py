@@ -1,4 +1,6 @@
-"""Issue 3: the demo class through release → submit → autograde → feedback → export, scores derived per mistake."""
+"""Issue 3: the demo class through release → submit → autograde → feedback → export,
+scores derived per mistake.
+"""
 
 import csv
 import os
@@ -41,7 +43,9 @@ def test_correct_gets_full_marks_and_empty_gets_zero(table):
 
 @pytest.mark.parametrize("student", sorted(classroom.DEMO_MISTAKES))
 def test_each_mistake_costs_exactly_its_own_checkpoint(table, student):
-    """A submission with one mistake loses that checkpoint's visible and hidden cells, nothing else."""
+    """A submission with one mistake loses that checkpoint's visible and hidden cells,
+    nothing else.
+    """
     mistake = BY_NAME[classroom.DEMO_MISTAKES[student]]
     prefix = step_of(mistake.checkpoint)
     own = {
@@ -60,7 +64,9 @@ def test_half_finished_keeps_the_first_four_steps(table):
 
 
 def test_feedback_shows_results_but_no_reference(table):
-    """The feedback HTML carries the diagnosis and hints, and no line of the reference implementation."""
+    """The feedback HTML carries the diagnosis and hints,
+    and no line of the reference implementation.
+    """
     path = os.path.join(ROOT, "feedback", "no-sqrt-d", "attention", "02-attention.html")
     text = open(path, encoding="utf-8").read()
     assert "looks like: no √d_k scaling" in text

@@ -1,4 +1,6 @@
-"""Issue 3: broken submissions get a clear message and their partial score; others are graded; reruns agree."""
+"""Issue 3: broken submissions get a clear message and their partial score;
+others are graded; reruns agree.
+"""
 
 import os
 import shutil
@@ -45,7 +47,8 @@ def damage(student, how):
         with open(model, "w") as f:
             f.write(text)
     elif how == "shadows-grading":
-        # a wrong layer_norm plus a fake grading package that would pass everything if it were imported
+        # a wrong layer_norm plus a fake grading package that would pass everything
+        # if it were imported
         model = os.path.join(path, "model.py")
         function, code = BUGGY["layer_norm.unbiased_variance"]
         text = replace_function(open(model).read(), function, code)
@@ -150,7 +153,9 @@ def test_file_problems_are_reported_in_plain_words(graded, student):
 
 
 def test_nothing_is_lost(graded):
-    """The unreadable notebook is kept beside the submission, and the renamed one stays where it was."""
+    """The unreadable notebook is kept beside the submission,
+    and the renamed one stays where it was.
+    """
     assert os.path.exists(os.path.join(folder("invalid-json"), "06-layer-norm.ipynb.unreadable"))
     assert os.path.exists(os.path.join(folder("renamed-notebook"), "03-causal-mask (1).ipynb"))
 

@@ -1,4 +1,6 @@
-"""Hints in tiers: why first, then where, the formula only when asked twice; never the solution unasked."""
+"""Hints in tiers: why first, then where, the formula only when asked twice;
+never the solution unasked.
+"""
 
 import os
 import re
@@ -6,6 +8,7 @@ import re
 import pytest
 
 import checkpoints
+from checkpoints.claims import CLAIMS
 from checkpoints.hints import HINTS
 from checkpoints.steps import CHECKS
 from grading.mistakes import BUGGY, buggy_model, buggy_source
@@ -25,7 +28,9 @@ def test_a_failing_report_shows_no_formula_unasked(name):
 
 
 def test_hint_reveals_one_tier_per_call(tmp_path, monkeypatch, capsys):
-    """hint('layer_norm') adds the closer tier; a second call adds the formula; a third stays there."""
+    """hint('layer_norm') adds the closer tier;
+    a second call adds the formula; a third stays there.
+    """
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(checkpoints, "HINT_LEVELS", {})
     (tmp_path / "model.py").write_text(buggy_source("layer_norm.unbiased_variance"))
@@ -40,9 +45,10 @@ def test_hint_reveals_one_tier_per_call(tmp_path, monkeypatch, capsys):
 
 
 def test_every_hint_is_used_by_a_check():
-    """No hint text is dead: each key appears in steps.py."""
+    """No hint text is dead: each key names a check in steps.py, and every check has a claim."""
     source = open(
         os.path.join(ROOT, "notebooks", "attention", "checkpoints", "steps.py"), encoding="utf-8"
     ).read()
-    used = set(re.findall(r'HINTS\["([\w.]+)"\]', source))
+    used = set(re.findall(r'(?:holds|answer|raises|known_answers)\(\s*"([\w.]+)"', source))
     assert used == set(HINTS)
+    assert set(CLAIMS) == set(HINTS)

@@ -1,7 +1,8 @@
-"""A hostile class graded like any other: no attack gains, none is dropped, nothing escapes its folder.
+"""A hostile class graded like any other:
+no attack gains, none is dropped, nothing escapes its folder.
 
-One module-scoped run: the student edition, the hostile class of tests/hostile.py plus the two honest
-references, a loopback listener for the network attack, a snapshot of the repository, then
+One module-scoped run: the student edition, the hostile class of tests/hostile.py plus the two
+honest references, a loopback listener for the network attack, a snapshot of the repository, then
 grading.classroom.autograde() over everyone and grading.classroom.grades().
 
     HOSTILE_ONLY=h-gr-judge,h-ref-gc pytest -m hostile -s    # a quick run on a few submissions
@@ -31,7 +32,8 @@ NOISE = [a for a in CLASS if a in hostile.NOISE]
 REFERENCES = {"correct": None, "wrong-softmax": {"softmax": BUGGY["softmax.divide_by_max"][1]}}
 MAX_SCORE = 39.0
 
-# What grading legitimately writes (or what is not the course's): left out of the repository snapshot.
+# What grading legitimately writes (or what is not the course's):
+# left out of the repository snapshot.
 NOT_SNAPSHOT = {
     "submitted",
     "autograded",
@@ -54,7 +56,9 @@ HOME = os.path.expanduser("~")
 
 
 def repository_files(root=ROOT):
-    """{relative path: bytes} of every file under root, except NOT_SNAPSHOT and canaries (symlinks not followed)."""
+    """{relative path: bytes} of every file under root, except NOT_SNAPSHOT and canaries
+    (symlinks not followed).
+    """
     files = {}
     for folder, dirs, names in os.walk(root):
         dirs[:] = [d for d in dirs if d not in NOT_SNAPSHOT]
@@ -76,7 +80,9 @@ def digests(files):
 
 
 def canaries(root):
-    """Paths of every HOSTILE-* file or folder under root (not following symlinks, skipping .git and .venv)."""
+    """Paths of every HOSTILE-* file or folder under root (not following symlinks,
+    skipping .git and .venv).
+    """
     found = []
     for folder, dirs, names in os.walk(root):
         dirs[:] = [d for d in dirs if d not in (".git", ".venv")]
@@ -85,7 +91,9 @@ def canaries(root):
 
 
 def top_level_canaries(folder):
-    """This class's canaries directly in folder (other HOSTILE-* names there are someone else's business)."""
+    """This class's canaries directly in folder
+    (other HOSTILE-* names there are someone else's business).
+    """
     mine = {hostile.canary(a.student) for a in CLASS}
     try:
         return sorted(os.path.join(folder, n) for n in os.listdir(folder) if n in mine)
@@ -103,7 +111,9 @@ def remove_canaries():
 
 
 class Watcher:
-    """Polls /tmp and $HOME every 0.2 s for this class's canaries (caught even if something removes them later)."""
+    """Polls /tmp and $HOME every 0.2 s for this class's canaries
+    (caught even if something removes them later).
+    """
 
     def __init__(self, folders=("/tmp", HOME)):
         self.folders, self.seen = folders, set()
@@ -161,7 +171,9 @@ class Listener:
 
 
 def gradebook_rows():
-    """{student: (score, max score, [(grade id, auto score, max score)])} straight from nbgrader's Gradebook."""
+    """{student: (score, max score, [(grade id, auto score, max score)])}
+    straight from nbgrader's Gradebook.
+    """
     from nbgrader.api import Gradebook
 
     rows = {}
@@ -187,7 +199,9 @@ def all_grades():
 
 
 def summary(rows, attacks, problems, escaped):
-    """A compact table of what each submission got, against its base's honest score (printed with -s)."""
+    """A compact table of what each submission got, against its base's honest score
+    (printed with -s).
+    """
     lines = [
         "honest = min(HONEST[base], what that base's honest reference scored in this run)",
         f"{'student':28} {'base':13} {'honest':>6} {'score':>6}  notes",
@@ -216,7 +230,9 @@ def summary(rows, attacks, problems, escaped):
 
 @pytest.fixture(scope="module")
 def graded():
-    """Release, write the class, snapshot, autograde everyone, export grades; restore the checkout after."""
+    """Release, write the class, snapshot, autograde everyone, export grades;
+    restore the checkout after.
+    """
     remove_canaries()
     for stale in ("gradebook.db", "intake.json", "grades.csv"):
         if os.path.exists(os.path.join(ROOT, stale)):
@@ -325,7 +341,9 @@ def honest(graded, attack):
 
 @pytest.mark.parametrize("attack", ATTACKS, ids=lambda a: a.student)
 def test_attack_gains_nothing(graded, attack):
-    """No attack scores more than its base scores honestly (39 for correct, 33 for wrong-softmax)."""
+    """No attack scores more than its base scores honestly
+    (39 for correct, 33 for wrong-softmax).
+    """
     assert attack.student in graded["rows"], f"{attack.student} has no submission in the gradebook"
     score, limit = graded["rows"][attack.student][0], honest(graded, attack)
     assert score <= limit + 1e-9, (
@@ -353,7 +371,9 @@ def test_references_score_honestly(graded):
 
 
 def test_nothing_written_outside(graded):
-    """No repository file changed, no canary outside its own student's folders, /tmp or $HOME, no connection."""
+    """No repository file changed, no canary outside its own student's folders,
+    /tmp or $HOME, no connection.
+    """
     assert graded["changed"] == [], f"repository files changed while grading: {graded['changed']}"
     assert graded["escaped_files"] == [], (
         f"canaries outside their submission: {graded['escaped_files']}"
@@ -364,7 +384,9 @@ def test_nothing_written_outside(graded):
 
 
 def test_gradebook_intact(graded):
-    """Every grade's auto score lies between 0 and its cell's maximum (no one wrote the gradebook)."""
+    """Every grade's auto score lies between 0 and its cell's maximum
+    (no one wrote the gradebook).
+    """
     bad = [g for g in graded["grades"] if g[2] is not None and not 0 <= g[2] <= g[3]]
     assert bad == [], f"grades outside [0, max]: {bad[:10]}"
 
@@ -386,7 +408,9 @@ def test_no_submission_is_refused_by_nbgrader(graded):
 
 
 def test_every_repair_and_zero_is_said_in_plain_words(graded):
-    """The kernel deaths, the stray metadata and the imports beyond math each have a sentence for grades.csv."""
+    """The kernel deaths, the stray metadata and the imports beyond math
+    each have a sentence for grades.csv.
+    """
     expected = {
         "h-res-exit-cell": "the kernel stopped",
         "h-nb-extra-grade-id": "unknown grading id",

@@ -1,4 +1,6 @@
-"""The trusted judge: verdicts from model.py as submitted, through a sandboxed worker that returns JSON only."""
+"""The trusted judge: verdicts from model.py as submitted,
+through a sandboxed worker that returns JSON only.
+"""
 
 import glob
 import json
@@ -28,7 +30,9 @@ def failed(verdicts):
 
 
 def appended(code):
-    """The wrong softmax plus learner code at the end of model.py (it lands in the block section)."""
+    """The wrong softmax plus learner code at the end of model.py
+    (it lands in the block section).
+    """
     return WRONG_SOFTMAX + "\n" + code
 
 
@@ -50,7 +54,9 @@ def test_reference_passes_every_cell(tmp_path):
 
 
 def test_wrong_softmax_loses_only_softmax(tmp_path):
-    """Isolation: the later steps run on the reference's softmax, answered by the judge, not the worker."""
+    """Isolation: the later steps run on the reference's softmax, answered by the judge,
+    not the worker.
+    """
     verdicts, _ = judge.judge_folder(submission(tmp_path, WRONG_SOFTMAX))
     # the artifacts were made with the reference, so with this softmax their numbers no longer match
     assert failed(verdicts) == SOFTMAX_CELLS | {"step02-scale-artifact", "step05-perm-artifact"}
@@ -154,7 +160,9 @@ def test_a_section_that_raises_while_loading_costs_only_itself(tmp_path):
 
 
 def test_os_exit_and_infinite_loop_fail_their_own_step(tmp_path, monkeypatch):
-    """A worker that dies or hangs costs its checkpoint's cells (and what uses it), never the judge."""
+    """A worker that dies or hangs costs its checkpoint's cells (and what uses it),
+    never the judge.
+    """
     monkeypatch.setattr(judge, "CALL_SECONDS", 1.0)
     model = reference_source().replace(
         "    top = max(xs)", "    while True:\n        pass\n    top = max(xs)"
@@ -180,7 +188,9 @@ def test_symlinked_model_is_not_followed(tmp_path):
 
 
 def test_hidden_feedback_shows_no_inputs_seed_or_paths(tmp_path):
-    """A failing hidden verdict says counts, the first gap and the diagnosis; nothing of the instructor's."""
+    """A failing hidden verdict says counts, the first gap and the diagnosis;
+    nothing of the instructor's.
+    """
     verdicts, _ = judge.judge_folder(submission(tmp_path, WRONG_SOFTMAX))
     text = json.dumps({g: [v.text, v.html] for g, v in verdicts.items()})
     from grading.hidden import SEED
@@ -190,7 +200,9 @@ def test_hidden_feedback_shows_no_inputs_seed_or_paths(tmp_path):
 
 
 def test_unsafe_grading_still_uses_the_json_boundary_and_says_so(tmp_path, monkeypatch):
-    """With ATTENTION_UNSAFE_NO_SANDBOX=1 the verdicts are the same, and every record says it was unsafe."""
+    """With ATTENTION_UNSAFE_NO_SANDBOX=1 the verdicts are the same,
+    and every record says it was unsafe.
+    """
     from grading import sandbox
 
     monkeypatch.setenv(sandbox.UNSAFE_FLAG, "1")
@@ -216,7 +228,9 @@ def test_fresh_inputs_keep_every_property_for_correct_code(checkpoint):
 
 
 def test_fresh_inputs_differ_from_the_notebooks(tmp_path):
-    """Answers hard-coded for the notebook's softmax inputs pass the learner's checkpoint but not the judge's."""
+    """Answers hard-coded for the notebook's softmax inputs
+    pass the learner's checkpoint but not the judge's.
+    """
     from checkpoints.diagnose import load_fingerprints
     from checkpoints.probes import PROBES
 
@@ -242,7 +256,9 @@ def test_fresh_inputs_differ_from_the_notebooks(tmp_path):
 
 
 def test_a_worker_that_answers_with_absurdly_deep_nesting_fails_only_its_own_cells(tmp_path):
-    """Learner code writing a deeply nested reply straight into the channel costs its checks, nothing more."""
+    """Learner code writing a deeply nested reply straight into the channel costs its checks,
+    nothing more.
+    """
     flood = """
 def softmax(xs):
     os = getattr(len.__self__, "__imp" + "ort__")("os")    # an import the source check cannot see

@@ -27,9 +27,14 @@ def get(url):
 
 
 def test_make_lab_serves_the_workspace(tmp_path):
-    """make lab (from the repository root, as README says) builds the workspace and answers on /lab."""
+    """make lab (from the repository root, as README says)
+    builds the workspace and answers on /lab.
+    """
     port, token, workspace = free_port(), "labtest", tmp_path / "ws"
-    flags = f"--no-browser --ServerApp.port={port} --IdentityProvider.token={token} --ServerApp.ip=127.0.0.1"
+    flags = (
+        f"--no-browser --ServerApp.port={port} --IdentityProvider.token={token}"
+        " --ServerApp.ip=127.0.0.1"
+    )
     lab = subprocess.Popen(
         ["make", "lab", f"WORKSPACE={workspace}", f"LAB_FLAGS={flags}"],
         cwd=ROOT,
@@ -62,7 +67,9 @@ def test_make_lab_serves_the_workspace(tmp_path):
 
 
 def test_a_notebook_runs_headless_from_the_workspace(tmp_path):
-    """README's headless command executes a solved notebook in the workspace and saves the checkpoint output."""
+    """README's headless command executes a solved notebook in the workspace
+    and saves the checkpoint output.
+    """
     import nbformat
 
     from grading import course

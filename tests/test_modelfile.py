@@ -91,7 +91,9 @@ def test_top_level_model_imports_only_math():
 
 
 def test_warnings_and_stderr_from_learner_code_stay_out_of_the_cell(tmp_path, monkeypatch, capsys):
-    """A model.py that warns and prints to stderr still passes its checkpoint, with nothing on stderr."""
+    """A model.py that warns and prints to stderr still passes its checkpoint,
+    with nothing on stderr.
+    """
     import os
 
     import checkpoints
@@ -118,7 +120,9 @@ def test_warnings_and_stderr_from_learner_code_stay_out_of_the_cell(tmp_path, mo
 
 
 def test_a_broken_section_costs_only_its_own_step(tmp_path, monkeypatch):
-    """A hand edit that breaks block's section leaves the other six functions loadable and checkable."""
+    """A hand edit that breaks block's section
+    leaves the other six functions loadable and checkable.
+    """
     import os
 
     import checkpoints

@@ -1,4 +1,6 @@
-"""nbgrader's own commands, as its docs write them, work on this course; the formgrader serves it."""
+"""nbgrader's own commands, as its docs write them, work on this course;
+the formgrader serves it.
+"""
 
 import csv
 import json
@@ -27,7 +29,9 @@ def nbgrader(*args):
 
 @pytest.fixture(scope="module")
 def graded():
-    """generate_assignment, autograde, generate_feedback and export, each as `nbgrader <command> attention`."""
+    """generate_assignment, autograde, generate_feedback and export,
+    each as `nbgrader <command> attention`.
+    """
     nbgrader("generate_assignment", "attention", "--force")
     shutil.rmtree(os.path.join(classroom.SUBMITTED, STUDENT), ignore_errors=True)
     classroom.write_submission(STUDENT)
@@ -64,7 +68,9 @@ def test_export_and_make_grades_write_different_files(graded):
 
 
 def test_formgrader_lists_the_assignment(graded):
-    """The formgrader, served by Jupyter from the course root, knows the assignment and the submission."""
+    """The formgrader, served by Jupyter from the course root,
+    knows the assignment and the submission.
+    """
     port, token = free_port(), "formgradertest"
     server = subprocess.Popen(
         [
@@ -134,7 +140,9 @@ def test_feedback_maths_renders_in_a_browser_without_network(graded):
 
 
 def test_a_link_made_by_the_kernel_never_reaches_the_feedback():
-    """A cell that links a file of the instructor's into its folder: the link is removed before feedback."""
+    """A cell that links a file of the instructor's into its folder:
+    the link is removed before feedback.
+    """
     import nbformat
 
     student = "cli-linker"

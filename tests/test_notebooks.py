@@ -1,4 +1,6 @@
-"""The master notebooks: valid nbgrader notebooks, no committed outputs, and they rebuild model.py exactly."""
+"""The master notebooks: valid nbgrader notebooks, no committed outputs,
+and they rebuild model.py exactly.
+"""
 
 import os
 import re
@@ -56,7 +58,9 @@ def test_grade_ids_unique_across_the_course():
 
 @pytest.mark.notebooks
 def test_masters_rebuild_the_committed_reference(tmp_path):
-    """Executing all eight master notebooks (nbclient, scratch copy) reproduces model.py and outputs/."""
+    """Executing all eight master notebooks (nbclient, scratch copy)
+    reproduces model.py and outputs/.
+    """
     work, timings = masters.run_masters(str(tmp_path))
     assert len(timings) == 8
     assert masters.drift(work) == [], "run: python -m grading.masters --update"

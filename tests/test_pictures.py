@@ -1,4 +1,6 @@
-"""Pictures: stdlib SVG of the learner's own numbers, in the notebooks and in the checkpoint reports."""
+"""Pictures: stdlib SVG of the learner's own numbers,
+in the notebooks and in the checkpoint reports.
+"""
 
 import ast
 import os
@@ -60,13 +62,17 @@ def test_reports_carry_a_picture_of_the_learners_values(name):
 
 
 def test_a_value_that_cannot_be_drawn_gives_no_picture_and_no_crash():
-    """attention returning only `out` (a classic mistake) still reports; the picture is just left out."""
+    """attention returning only `out` (a classic mistake) still reports;
+    the picture is just left out.
+    """
     report = CHECKS["attention"](buggy_model("attention.returns_out_only"))
     assert not report.passed
 
 
 def test_pictures_module_is_standard_library_only():
-    """The learner-side pictures import nothing outside the standard library (they must run in a browser)."""
+    """The learner-side pictures import nothing outside the standard library
+    (they must run in a browser).
+    """
     path = os.path.join(ROOT, "notebooks", "attention", "checkpoints", "pictures.py")
     tree = ast.parse(open(path, encoding="utf-8").read())
     imported = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}

@@ -1,4 +1,6 @@
-"""The progress view: every checkpoint and artifact at a glance, never stopping at the first failure."""
+"""The progress view: every checkpoint and artifact at a glance,
+never stopping at the first failure.
+"""
 
 import os
 import shutil
@@ -22,7 +24,9 @@ def test_nothing_started(tmp_path):
 
 
 def test_a_wrong_softmax_fails_with_its_diagnosis_and_the_rest_still_counts(tmp_path):
-    """A wrong softmax fails (named), the later steps are still checked, missing artifacts are not started."""
+    """A wrong softmax fails (named), the later steps are still checked,
+    missing artifacts are not started.
+    """
     (tmp_path / "model.py").write_text(
         replace_function(reference_source(), "softmax", BUGGY["softmax.no_max_shift"][1])
     )

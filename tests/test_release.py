@@ -1,4 +1,6 @@
-"""The student edition: no solutions, no hidden tests, no reference; solved, it rebuilds the reference model.py."""
+"""The student edition: no solutions, no hidden tests, no reference; solved,
+it rebuilds the reference model.py.
+"""
 
 import os
 
@@ -17,7 +19,9 @@ def release_dir():
 
 
 def reference_body_lines():
-    """Lines of the reference model.py that only a solution contains (not signatures or docstrings)."""
+    """Lines of the reference model.py that only a solution contains
+    (not signatures or docstrings).
+    """
     with open(os.path.join(ROOT, "model.py")) as f:
         lines = [line.strip() for line in f]
     return {
@@ -77,7 +81,9 @@ def run_workspace(tmp_path, monkeypatch, solve):
 
 
 def test_solved_workspace_builds_the_reference_model(tmp_path, monkeypatch):
-    """Running all eight solved student notebooks in a fresh workspace builds the reference model.py."""
+    """Running all eight solved student notebooks in a fresh workspace
+    builds the reference model.py.
+    """
     work, outputs = run_workspace(tmp_path, monkeypatch, solve=True)
     errors = [
         (n, o.get("ename"), o.get("evalue"))
@@ -93,7 +99,9 @@ def test_solved_workspace_builds_the_reference_model(tmp_path, monkeypatch):
 
 
 def test_unsolved_workspace_fails_checkpoints_kindly(tmp_path, monkeypatch):
-    """Unsolved, each checkpoint fails with CheckpointFailed and a report, never a crash elsewhere."""
+    """Unsolved, each checkpoint fails with CheckpointFailed and a report,
+    never a crash elsewhere.
+    """
     work, outputs = run_workspace(tmp_path, monkeypatch, solve=False)
     first = outputs["01-softmax.ipynb"]
     names = {o.get("ename") for o in first if o.output_type == "error"}
@@ -105,7 +113,9 @@ def test_unsolved_workspace_fails_checkpoints_kindly(tmp_path, monkeypatch):
 
 
 def test_hidden_cells_say_one_line_and_do_not_echo_their_docstring(release_dir):
-    """In the student edition a hidden cell ends with hidden(name), which prints one line; not a bare docstring."""
+    """In the student edition a hidden cell ends with hidden(name), which prints one line;
+    not a bare docstring.
+    """
     for name in course.notebooks(release_dir):
         for cell in nbformat.read(os.path.join(release_dir, name), 4).cells:
             if cell.metadata.get("nbgrader", {}).get("grade_id", "").endswith("-hidden"):

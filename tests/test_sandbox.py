@@ -1,4 +1,6 @@
-"""The sandbox learner code runs in: nothing of the course visible, nothing writable, no network, limits."""
+"""The sandbox learner code runs in:
+nothing of the course visible, nothing writable, no network, limits.
+"""
 
 import os
 import socket
@@ -47,7 +49,8 @@ def test_course_root_home_and_tmp_are_hidden(tmp_path):
     ]
     code, out = run_inside(f"""
         import os
-        print(repr(([p for p in {paths!r} if os.path.exists(p)], os.listdir('/tmp'), os.listdir('/'))))
+        print(repr(([p for p in {paths!r} if os.path.exists(p)],
+                    os.listdir('/tmp'), os.listdir('/'))))
     """)
     assert code == 0
     present, tmp, top = eval(out)
@@ -78,7 +81,8 @@ def test_nothing_is_writable_but_the_given_folder(tmp_path):
     code, out = run_inside(
         f"""
         results = []
-        for path in [{os.path.join(ROOT, "HOSTILE-sandbox-canary")!r}, {str(tmp_path / "HOSTILE-next-to")!r},
+        for path in [{os.path.join(ROOT, "HOSTILE-sandbox-canary")!r},
+                     {str(tmp_path / "HOSTILE-next-to")!r},
                      '/etc/HOSTILE-sandbox-canary', 'inside.txt']:
             try:
                 open(path, 'w').write('x')
@@ -140,7 +144,9 @@ def test_process_limit():
 
 
 def test_grading_refuses_without_bubblewrap(monkeypatch):
-    """Where bubblewrap is missing, grading refuses with the reason, unless the unsafe flag is set."""
+    """Where bubblewrap is missing, grading refuses with the reason,
+    unless the unsafe flag is set.
+    """
     sandbox.problem.cache_clear()
     monkeypatch.setattr(sandbox.shutil, "which", lambda name: None)
     try:
@@ -153,7 +159,9 @@ def test_grading_refuses_without_bubblewrap(monkeypatch):
 
 
 def test_an_environment_under_tmp_still_works(tmp_path):
-    """A course cloned under /tmp (as CI does) has its venv under the sandbox's private /tmp: still reachable."""
+    """A course cloned under /tmp (as CI does)
+    has its venv under the sandbox's private /tmp: still reachable.
+    """
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
     probe = (

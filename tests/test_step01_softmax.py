@@ -1,4 +1,6 @@
-"""Step 1: model.softmax against the independent implementation, the contract and the checkpoints."""
+"""Step 1: model.softmax against the independent implementation,
+the contract and the checkpoints.
+"""
 
 import math
 
@@ -13,7 +15,9 @@ pytestmark = pytest.mark.step01
 
 @pytest.mark.parametrize("seed", SEEDS)
 def test_matches_independent(seed):
-    """Seeded vectors of length 1-8, ×100 on odd seeds, agree with the log-sum-exp softmax to 1e-12."""
+    """Seeded vectors of length 1-8, ×100 on odd seeds,
+    agree with the log-sum-exp softmax to 1e-12.
+    """
     r = rng("softmax", seed)
     xs = [r.gauss(0.0, 1.0) * (100.0 if seed % 2 else 1.0) for _ in range(r.randint(1, 8))]
     assert_close(model.softmax(xs), independent.softmax(xs))
@@ -23,7 +27,9 @@ def test_matches_independent(seed):
     "xs", [[1000.0, 1001.0, 1002.0], [-1000.0, -1001.0, -999.0], [3.0], [2.5, 2.5, 2.5]]
 )
 def test_edge_inputs(xs):
-    """Huge, tiny, single and tied inputs give finite values that sum to 1 and match the independent one."""
+    """Huge, tiny, single and tied inputs give finite values that sum to 1
+    and match the independent one.
+    """
     got = model.softmax(xs)
     assert all(math.isfinite(v) for v in got)
     assert_close(sum(got), 1.0)

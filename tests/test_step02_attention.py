@@ -1,4 +1,6 @@
-"""Step 2: model.attention against the independent implementation, the contract and the checkpoints."""
+"""Step 2: model.attention against the independent implementation,
+the contract and the checkpoints.
+"""
 
 import math
 
@@ -66,7 +68,9 @@ def test_hidden_judge_passes():
 
 
 def test_artifact_check_says_when_attention_was_never_saved(tmp_path, monkeypatch):
-    """With only the stub model.py, the √d artifact check asks for save(attention), not an AttributeError."""
+    """With only the stub model.py, the √d artifact check asks for save(attention),
+    not an AttributeError.
+    """
     from checkpoints import CheckpointFailed, check_artifact, ensure_model
 
     monkeypatch.chdir(tmp_path)
@@ -78,7 +82,9 @@ def test_artifact_check_says_when_attention_was_never_saved(tmp_path, monkeypatc
 
 
 def test_a_crash_is_reported_with_its_line_and_input_and_no_unrelated_hint(tmp_path):
-    """An IndexError inside attention: the report names it, the line of model.py and the call; no hint."""
+    """An IndexError inside attention:
+    the report names it, the line of model.py and the call; no hint.
+    """
     from checkpoints.modelfile import load_model
     from checkpoints.steps import CHECKS
     from grading.reference import reference_source
@@ -91,8 +97,8 @@ def test_a_crash_is_reported_with_its_line_and_input_and_no_unrelated_hint(tmp_p
     report = CHECKS["attention"](load_model(str(tmp_path / "model.py")))
     first = "\n".join(report.checks[0].lines())
     assert (
-        f"raised IndexError: list index out of range at model.py line {line}, in attention(3×4, 5×4, 5×6)"
-        in first
+        "raised IndexError: list index out of range at model.py"
+        f" line {line}, in attention(3×4, 5×4, 5×6)" in first
     )
     assert "hint:" not in first
     from grading.judge import judge_folder  # the same through the judge's sandboxed worker
@@ -105,7 +111,9 @@ def test_a_crash_is_reported_with_its_line_and_input_and_no_unrelated_hint(tmp_p
 
 
 def test_a_failing_softmax_is_named_first_not_blamed_on_attention(tmp_path, monkeypatch, capsys):
-    """With a wrong softmax, the attention checkpoint says to fix step 1 first and names no attention mistake."""
+    """With a wrong softmax, the attention checkpoint says to fix step 1 first
+    and names no attention mistake.
+    """
     from checkpoints import CheckpointFailed, check
     from grading.mistakes import buggy_source
 

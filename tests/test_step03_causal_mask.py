@@ -1,4 +1,6 @@
-"""Step 3: model.causal_mask and masked attention against the independent implementation and the checkpoints."""
+"""Step 3: model.causal_mask and masked attention against the independent implementation
+and the checkpoints.
+"""
 
 import independent
 import pytest
@@ -19,7 +21,9 @@ pytestmark = pytest.mark.step03
 
 
 def masked_case(seed):
-    """Q, K, V and a mask, causal on even seeds, random on odd; ×100 whole-number Q, K on seeds 2, 3 mod 4."""
+    """Q, K, V and a mask, causal on even seeds, random on odd;
+    ×100 whole-number Q, K on seeds 2, 3 mod 4.
+    """
     r = rng("causal_mask", seed)
     n_q, d = r.randint(1, 8), r.randint(8, 64)
     n_k = n_q if seed % 2 == 0 else r.randint(1, 8)
@@ -60,5 +64,7 @@ def test_checkpoint_passes():
 
 
 def test_hidden_judge_passes():
-    """The hidden causal-mask judge (incl. masked attention) finds no failing case for the reference."""
+    """The hidden causal-mask judge (incl. masked attention)
+    finds no failing case for the reference.
+    """
     assert_hidden_judge_passes("causal_mask", model)

@@ -1,4 +1,6 @@
-"""Step 4: model.multi_head against the independent implementation, the contract and the checkpoints."""
+"""Step 4: model.multi_head against the independent implementation,
+the contract and the checkpoints.
+"""
 
 import re
 
@@ -22,7 +24,9 @@ pytestmark = pytest.mark.step04
 
 
 def mh_case(seed):
-    """Q, K, V n × d, h, and a causal mask on odd seeds; ×100 whole-number Q, K on seeds 2, 3 mod 4."""
+    """Q, K, V n × d, h, and a causal mask on odd seeds;
+    ×100 whole-number Q, K on seeds 2, 3 mod 4.
+    """
     r = rng("multi_head", seed)
     n = r.randint(1, 8)
     h, d = heads_and_width(r)
@@ -47,7 +51,9 @@ def test_matches_independent(seed):
 
 @pytest.mark.parametrize("seed", range(4))
 def test_one_head_is_attention(seed):
-    """With h = 1 the output equals attention(Q, K, V, mask)[0] to 1e-12 (with and without a mask)."""
+    """With h = 1 the output equals attention(Q, K, V, mask)[0] to 1e-12
+    (with and without a mask).
+    """
     Q, K, V, _, mask = mh_case(seed)
     assert_close(model.multi_head(Q, K, V, 1, mask=mask), model.attention(Q, K, V, mask=mask)[0])
 

@@ -1,4 +1,6 @@
-"""Step 5: model.pos_encoding against the independent implementation, the contract and the checkpoints."""
+"""Step 5: model.pos_encoding against the independent implementation,
+the contract and the checkpoints.
+"""
 
 import independent
 import pytest
@@ -58,7 +60,9 @@ def test_hidden_judge_passes():
 
 
 def test_permutation_artifact_says_when_the_encoding_is_not_added(tmp_path):
-    """An encoding of zeros gives two tiny differences: the check says the encoding is not being added."""
+    """An encoding of zeros gives two tiny differences:
+    the check says the encoding is not being added.
+    """
     from checkpoints.artifacts import PERM_FILE, check_perm, permutation_experiment
     from grading.reference import load_source_module, reference_source
 

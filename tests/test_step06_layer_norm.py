@@ -1,4 +1,6 @@
-"""Step 6: model.layer_norm against the independent implementation, the contract and the checkpoints."""
+"""Step 6: model.layer_norm against the independent implementation,
+the contract and the checkpoints.
+"""
 
 import independent
 import pytest
@@ -39,7 +41,9 @@ def test_mean_zero_and_variance(seed):
 
 @pytest.mark.parametrize("value, d", [(3.0, 4), (-7.5, 8), (0.1, 5), (1e6, 16)])
 def test_constant_row_gives_zeros(value, d):
-    """A constant row has nothing to normalise: the result is all zeros (eps keeps √ away from 0)."""
+    """A constant row has nothing to normalise: the result is all zeros
+    (eps keeps √ away from 0).
+    """
     assert_close(model.layer_norm([value] * d), [0.0] * d)
 
 

@@ -1,4 +1,6 @@
-"""The reference against PyTorch in float64: softmax, scaled dot-product attention, layer norm, multi-head."""
+"""The reference against PyTorch in float64:
+softmax, scaled dot-product attention, layer norm, multi-head.
+"""
 
 import pytest
 from helpers import SEEDS, assert_close, heads_and_width, matrix, random_mask, rng
@@ -33,7 +35,9 @@ def test_softmax(seed):
 
 @pytest.mark.parametrize("seed", SEEDS)
 def test_attention(seed):
-    """attention equals F.scaled_dot_product_attention (bool attn_mask, True = attend); weights the masked softmax."""
+    """attention equals F.scaled_dot_product_attention (bool attn_mask, True = attend);
+    weights the masked softmax.
+    """
     r = rng("torch.attention", seed)
     n_q, n_k, d = r.randint(1, 8), r.randint(1, 8), r.randint(8, 64)
     Q, K, V = matrix(r, n_q, d), matrix(r, n_k, d), matrix(r, n_k, r.randint(1, 16))
@@ -78,7 +82,9 @@ def torch_multi_head(Q, K, V, h, mask):
 
 @pytest.mark.parametrize("seed", SEEDS)
 def test_multi_head(seed):
-    """multi_head equals a reshape-based torch multi-head attention (no projections), masked and not."""
+    """multi_head equals a reshape-based torch multi-head attention (no projections),
+    masked and not.
+    """
     r = rng("torch.multi_head", seed)
     n = r.randint(1, 8)
     h, d = heads_and_width(r)

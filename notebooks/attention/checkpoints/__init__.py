@@ -21,6 +21,7 @@ from .modelfile import (
     ensure_model,
     load_model,
     save_section,
+    step_number,
 )
 from .progress import progress as _progress
 from .steps import CHECKS, USES
@@ -44,7 +45,7 @@ class CheckpointFailed(AssertionError):
     """A checkpoint did not hold; the report printed above says what to fix."""
 
     def _render_traceback_(self):
-        """What IPython shows instead of a traceback: one line (the report above has the details)."""
+        """What IPython shows instead of a traceback: one line (the report above says the rest)."""
         return [f"\x1b[0;31mCheckpointFailed\x1b[0m: {self}"]
 
 
@@ -70,17 +71,17 @@ def show(report):
 
 
 def save(fn):
-    """Write the notebook cell that defines fn into model.py, replacing that step's earlier version."""
+    """Write the notebook cell that defines fn into model.py, replacing that step's last version."""
     if grading():
         print(f"(grading: model.py is judged as you submitted it; {fn.__name__} is not rewritten)")
         return
     save_section(fn.__name__, cell_source(fn))
-    print(f"model.py: step {STEPS.index(fn.__name__) + 1} ({fn.__name__}) saved")
+    print(f"model.py: step {step_number(fn.__name__)} ({fn.__name__}) saved")
 
 
 @contextlib.contextmanager
 def quiet():
-    """Keep warnings and stderr of learner code out of the cell: nbgrader zeroes a cell with stderr."""
+    """Keep the learner code's warnings and stderr out of the cell (nbgrader zeroes such a cell)."""
     sink = io.StringIO()
     with warnings.catch_warnings(record=True) as caught, contextlib.redirect_stderr(sink):
         warnings.simplefilter("always")
@@ -97,7 +98,7 @@ def _conclude(report):
 
 
 def _report(name):
-    """The checkpoint's report on model.py, or CheckpointFailed when there is nothing to check yet."""
+    """The checkpoint's report on model.py; CheckpointFailed when there is nothing to check yet."""
     if name not in CHECKS:
         raise ValueError(f"no checkpoint called {name!r}; choose one of {', '.join(CHECKS)}")
     with quiet():
@@ -110,24 +111,25 @@ def _report(name):
         if not hasattr(model, name):
             raise CheckpointFailed(f"model.py has no {name} yet: run the cell with save({name})")
         report = CHECKS[name](model)
-        if not report.passed:
-            report.prerequisite = failing_prerequisite(name, model)
-        return report
+        if report.passed:
+            return report
+        return report.but(prerequisite=failing_prerequisite(name, model))
 
 
 def failing_prerequisite(name, model):
-    """A sentence naming the first earlier step that fails its own checkpoint (it would mislead here)."""
+    """A sentence naming the first earlier step that fails its own checkpoint (it would mislead)."""
     for earlier in USES[name]:
         if hasattr(model, earlier) and not CHECKS[earlier](model).passed:
+            step = step_number(earlier)
             return (
-                f"your {earlier} fails its own checkpoint (step {STEPS.index(earlier) + 1}); {name} uses it, "
-                f"so fix step {STEPS.index(earlier) + 1} first: the failures below may all come from there"
+                f"your {earlier} fails its own checkpoint (step {step}); {name} uses it, so fix "
+                f"step {step} first: the failures below may all come from there"
             )
     return None
 
 
 def check(name):
-    """Run the checkpoint of one function on model.py; raise CheckpointFailed if it does not hold."""
+    """Run one function's checkpoint on model.py; raise CheckpointFailed if it does not hold."""
     return _conclude(_report(name))
 
 
@@ -135,11 +137,9 @@ HINT_LEVELS = {}  # checkpoint -> how many tiers hint() has revealed so far
 
 
 def hint(name):
-    """Show the checkpoint again with a closer hint for each failing check; call again for the formula."""
+    """Show the checkpoint again with a closer hint for each failing check; again: the formula."""
     HINT_LEVELS[name] = min(HINT_LEVELS.get(name, 0) + 1, 2)
-    report = _report(name)
-    report.level = HINT_LEVELS[name]
-    show(report)
+    show(_report(name).but(level=HINT_LEVELS[name]))
 
 
 def check_artifact(filename):
@@ -170,14 +170,14 @@ def write_artifact(filename, text):
 
 
 def progress():
-    """Show all eight checkpoints and the three artifacts: holds, fails (and why), not started; what next."""
+    """All checkpoints and artifacts: which hold, fail (and why), are not started; what next."""
     with quiet():
         view = _progress()
     show(view)
 
 
 def hidden(name):
-    """Where a hidden check stands in the notebook: the grader's judge, outside your kernel, scores it."""
+    """Where a hidden check stands: the grader's judge scores it, outside your kernel."""
     print(f"hidden check {name}: run by the grader outside this notebook when your work is graded")
 
 

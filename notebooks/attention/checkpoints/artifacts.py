@@ -1,9 +1,10 @@
-"""The three artifacts: the experiments that produce their numbers, and the checks that read them."""
+"""The three artifacts: the experiments that make their numbers, and the checks that read them."""
 
 import math
 import os
 import re
 
+from .compare import numbers_close
 from .probes import seeded_matrix
 from .report import Check, Report
 
@@ -28,7 +29,7 @@ def scale_experiment(attention, n=8, d=64, seed=0):
 
 
 def scale_picture(attention, n=8, d=64, seed=0):
-    """The √d experiment's two weight matrices side by side: spread out, and collapsed onto one key."""
+    """The √d experiment's two weight matrices side by side: spread out, and on one key."""
     from .pictures import heatmaps, weight_colour
 
     Q, K, V, undo = scale_inputs(n, d, seed)
@@ -89,8 +90,9 @@ def _number(fields, key):
         return None
 
 
-def _agree(got, want, tol=1e-6):
-    return got is not None and abs(got - want) <= tol * max(1.0, abs(want))
+def agrees(got, want):
+    """A number read from an artifact matches the experiment's (to 1e-6); None never does."""
+    return got is not None and numbers_close(got, want)
 
 
 def check_scale(model, folder=OUTPUTS):
@@ -117,7 +119,7 @@ def check_scale(model, folder=OUTPUTS):
         checks.append(
             Check(
                 "the numbers are what your attention gives on the seeded inputs",
-                _agree(scaled, want_scaled) and _agree(unscaled, want_unscaled),
+                agrees(scaled, want_scaled) and agrees(unscaled, want_unscaled),
                 got=f"scaled {scaled}, unscaled {unscaled}",
                 expected=f"scaled {want_scaled:.6f}, unscaled {want_unscaled:.6f}",
                 hint="re-run the experiment cell after your last change to attention",
@@ -170,7 +172,7 @@ def check_perm(model, folder=OUTPUTS):
                 "the numbers are what your attention and pos_encoding give",
                 without is not None
                 and abs(without - want_without) <= 1e-9
-                and _agree(with_pe, want_with),
+                and agrees(with_pe, want_with),
                 got=f"without_pe {without}, with_pe {with_pe}",
                 expected=f"without_pe {want_without:.3g}, with_pe {want_with:.6f}",
                 hint="re-run the experiment cell after your last change",
@@ -206,6 +208,7 @@ IDEAS = {
     "order": ["순서", "order", "順序", "順番"],
     "square": ["제곱", "square", "二乗", "2乗", "自乗"],
 }
+IDEA_STEP = {"scaling": 2, "order": 5, "square": 8}  # the step that showed each idea
 FOUR_TIMES = re.compile(r"(4|four)\s*(×|x\b|times|배|倍|-fold)", re.IGNORECASE)
 
 
@@ -236,7 +239,7 @@ def check_notes(model, folder=OUTPUTS):
             Check(
                 f"mentions {idea} ({' / '.join(words)})",
                 any(w in lowered for w in words),
-                hint=f"say in your own words what step {'2' if idea == 'scaling' else '5' if idea == 'order' else '8'} showed",
+                hint=f"say in your own words what step {IDEA_STEP[idea]} showed",
             )
         )
     checks.append(
@@ -263,7 +266,7 @@ def check_notes(model, folder=OUTPUTS):
 
 
 ARTIFACT_CHECKS = {SCALE_FILE: check_scale, PERM_FILE: check_perm, NOTES_FILE: check_notes}
-# The functions each artifact is computed from: they must be in model.py for its check to mean anything.
+# The functions each artifact is computed from: its check means something only once they exist.
 ARTIFACT_NEEDS = {
     SCALE_FILE: ["attention"],
     PERM_FILE: ["attention", "pos_encoding"],

@@ -1,13 +1,28 @@
-"""The catalogue of classic mistakes: a stable name, the checkpoint that spots it, what it is, the fix.
+"""The catalogue of classic mistakes: a stable name, the checkpoint that spots it, what, the fix.
 
 This file is data. How each mistake answers on the checkpoint inputs is stored beside it in
 fingerprints.json (made by the instructor's `python -m grading.fingerprints`); the learner-facing
 checks compare a learner's outputs with those answers, so no solution code ships.
 """
 
-from collections import namedtuple
+from dataclasses import dataclass
 
-Mistake = namedtuple("Mistake", "name checkpoint title explanation hint")
+
+@dataclass(frozen=True)
+class Mistake:
+    """One classic mistake, as the diagnosis names it."""
+
+    name: str
+    """Stable id, "<step>.<what went wrong>": the key of its answers in fingerprints.json."""
+    checkpoint: str
+    """The checkpoint whose checks spot it (not always the step it is made in)."""
+    title: str
+    """A few words: "looks like: <title>"."""
+    explanation: str
+    """What the mistake does to the numbers, in one sentence."""
+    hint: str
+    """The fix, shown when the learner asks hint(...) for a closer hint."""
+
 
 MISTAKES = [
     # ── softmax ──
@@ -22,42 +37,49 @@ MISTAKES = [
         "softmax.divide_by_max",
         "softmax",
         "dividing by the largest exp instead of the sum",
-        "each exp is divided by the biggest one, so the largest entry is 1 and the row sums to more than 1.",
+        "each exp is divided by the biggest one, so the largest entry is 1 and the row sums to"
+        " more than 1.",
         "divide every exp by the sum of all of them.",
     ),
     Mistake(
         "softmax.no_normalising",
         "softmax",
         "exp without normalising",
-        "the exps are returned as they are: nothing makes them sum to 1 (and large inputs overflow).",
+        "the exps are returned as they are: nothing makes them sum to 1 (and large inputs"
+        " overflow).",
         "subtract the max, take exp, then divide each value by their sum.",
     ),
     Mistake(
         "softmax.wrong_axis",
         "attention",
         "softmax over the wrong axis of the score matrix",
-        "each column of the scores was normalised (over queries), so the columns sum to 1, not the rows.",
+        "each column of the scores was normalised (over queries), so the columns sum to 1, not the"
+        " rows.",
         "apply softmax to each row: weights[i] = softmax(scores[i]), one query at a time.",
     ),
     Mistake(
         "softmax.temperature",
         "softmax",
         "scores scaled inside the softmax (a temperature)",
-        "the inputs were divided (or multiplied) by a constant before exp, which sharpens or flattens the weights.",
-        "take exp(x - max) of the inputs as they are; scaling belongs to attention's √d_k, not to softmax.",
+        "the inputs were divided (or multiplied) by a constant before exp, which sharpens or"
+        " flattens the weights.",
+        "take exp(x - max) of the inputs as they are; scaling belongs to attention's √d_k, not to"
+        " softmax.",
     ),
     Mistake(
         "softmax.min_shift",
         "softmax",
         "subtracting the minimum instead of the maximum",
-        "x - min(xs) is large for the biggest inputs, so exp overflows when the scores are far apart.",
+        "x - min(xs) is large for the biggest inputs, so exp overflows when the scores are far"
+        " apart.",
         "subtract max(xs): then every exponent is at most 0 and exp never overflows.",
     ),
     Mistake(
         "softmax.normalise_scores",
         "softmax",
         "normalising the raw scores instead of their exps",
-        "the scores themselves were divided by their sum, so negative scores give negative weights.",
+        "the scores themselves were divided by their sum, so negative scores give negative"
+        " weights.",
         "take exp of each (shifted) score first, then divide each exp by the sum of the exps.",
     ),
     # ── attention ──
@@ -65,7 +87,8 @@ MISTAKES = [
         "attention.no_scaling",
         "attention",
         "no √d_k scaling",
-        "the scores are raw dot products; with many features the softmax saturates and picks one key.",
+        "the scores are raw dot products; with many features the softmax saturates and picks one"
+        " key.",
         "divide every score by math.sqrt(d_k), where d_k = len(K[0]), before the softmax.",
     ),
     Mistake(
@@ -93,7 +116,8 @@ MISTAKES = [
         "attention.weights_transposed",
         "attention",
         "weights transposed",
-        "the weights are right but used and returned as their transpose: out[i] mixes by weights[j][i].",
+        "the weights are right but used and returned as their transpose: out[i] mixes by"
+        " weights[j][i].",
         "out[i] = Σ_j weights[i][j] · V[j]: row i of the weights belongs to query i.",
     ),
     Mistake(
@@ -121,7 +145,8 @@ MISTAKES = [
         "attention.scores_from_v",
         "attention",
         "scores from q · v instead of q · k",
-        "each query was compared with the values; keys decide where to look, values what is passed on.",
+        "each query was compared with the values; keys decide where to look, values what is passed"
+        " on.",
         "scores[i][j] = dot(Q[i], K[j]) / √d_k; V only enters the weighted average.",
     ),
     Mistake(
@@ -151,13 +176,15 @@ MISTAKES = [
         "causal_mask",
         "masking after softmax by multiplying with 0",
         "the hidden weights are zeroed after normalising, so the rows no longer sum to 1.",
-        "set the hidden scores to -math.inf before the softmax; the softmax then shares 1 among the visible keys.",
+        "set the hidden scores to -math.inf before the softmax; the softmax then shares 1 among"
+        " the visible keys.",
     ),
     Mistake(
         "mask.softmax_twice",
         "causal_mask",
         "masking after softmax, then renormalising with a second softmax",
-        "a second softmax over the zeroed weights gives the hidden keys exp(0) = 1 again: they are not 0.",
+        "a second softmax over the zeroed weights gives the hidden keys exp(0) = 1 again: they are"
+        " not 0.",
         "mask once, on the scores, with -math.inf, and take a single softmax.",
     ),
     Mistake(
@@ -178,7 +205,8 @@ MISTAKES = [
         "mask.inverted",
         "causal_mask",
         "mask meaning inverted (True hides)",
-        "the scores were hidden where the mask is true, so each query sees exactly what it should not.",
+        "the scores were hidden where the mask is true, so each query sees exactly what it should"
+        " not.",
         "mask[i][j] true means visible: hide the score only where the mask is false.",
     ),
     Mistake(
@@ -208,7 +236,8 @@ MISTAKES = [
         "multi_head",
         "heads summed instead of concatenated",
         "the head outputs were added together, so the result has d // h columns instead of d.",
-        "join each row's head outputs side by side: row = head_0[i] + head_1[i] + … (list concatenation).",
+        "join each row's head outputs side by side: row = head_0[i] + head_1[i] + … (list"
+        " concatenation).",
     ),
     Mistake(
         "multi_head.heads_averaged",
@@ -235,7 +264,8 @@ MISTAKES = [
         "multi_head.heads_averaged_tiled",
         "multi_head",
         "heads averaged, then repeated to width d",
-        "the head outputs were averaged and the average copied h times, so all heads' columns look alike.",
+        "the head outputs were averaged and the average copied h times, so all heads' columns look"
+        " alike.",
         "concatenate the head outputs row by row instead of averaging them.",
     ),
     # ── positional encoding ──
@@ -300,14 +330,16 @@ MISTAKES = [
         "layer_norm.eps_not_in_signature",
         "layer_norm",
         "eps missing from the signature",
-        "layer_norm(row) has no eps argument, so layer_norm(row, eps=0.5) fails and a constant row divides by zero.",
+        "layer_norm(row) has no eps argument, so layer_norm(row, eps=0.5) fails and a constant row"
+        " divides by zero.",
         "def layer_norm(row, eps=1e-5): and use it inside the square root.",
     ),
     Mistake(
         "layer_norm.across_positions",
         "block",
         "layer norm across positions instead of within each vector",
-        "each feature column was normalised over the positions, like batch norm, instead of each row.",
+        "each feature column was normalised over the positions, like batch norm, instead of each"
+        " row.",
         "normalise every row on its own: N = [layer_norm(row) for row in X].",
     ),
     # ── block ──

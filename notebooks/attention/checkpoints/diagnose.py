@@ -11,7 +11,7 @@ FINGERPRINTS_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fi
 
 
 def pos_encoding_signature(value):
-    """What the course asks of a positional encoding: [rows, cols, all in [-1, 1], rows distinct]."""
+    """What the course asks of a positional encoding: [rows, cols, all in [-1, 1], rows differ]."""
     rows = canonical(value)
     if not (isinstance(rows, list) and rows and all(isinstance(r, list) for r in rows)):
         return {"not_a_matrix": True}
@@ -47,9 +47,9 @@ def load_fingerprints(path=FINGERPRINTS_FILE):
         return json.load(f)
 
 
-def probe_signatures(checkpoint, module):
-    """{probe id: signature} of a module's answers on one checkpoint's probes."""
-    return {p.id: signature(checkpoint, call(module, p)) for p in PROBES[checkpoint]}
+def probe_signatures(checkpoint, module, probes=None):
+    """{probe id: signature} of a module's answers on one checkpoint's probes (or on these)."""
+    return {p.id: signature(checkpoint, call(module, p)) for p in probes or PROBES[checkpoint]}
 
 
 def diagnose(checkpoint, signatures, fingerprints=None):

@@ -47,7 +47,7 @@ def marker(name):
 
 
 def ensure_model(path=MODEL_FILE):
-    """Create the stub model.py (header only) if there is none yet (returns nothing: no stray Out[])."""
+    """Create the stub model.py (header only) if there is none; returns nothing (no stray Out[])."""
     if not os.path.exists(path):
         with open(path, "w", encoding="utf-8") as f:
             f.write(HEADER)
@@ -132,7 +132,7 @@ def save_section(name, source, path=MODEL_FILE):
 
 
 def parsable_part(text, path=MODEL_FILE):
-    """(source of the sections that parse, {step name: why it does not parse}) for a damaged model.py."""
+    """For a damaged model.py: (source of the sections that parse, {step: why it does not})."""
     header, sections = read_sections(text)
     good, broken = {}, {}
     for name, body in sections.items():

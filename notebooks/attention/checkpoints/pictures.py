@@ -1,4 +1,4 @@
-"""Pictures of the course's numbers as SVG, with the standard library only (so they work in any Python).
+"""Pictures of the course's numbers as SVG, standard library only (so they work in any Python).
 
     show_attention(weights)            a heatmap: one row per query, one column per key
     show_heads([w0, w1, ...])          one heatmap per head, side by side
@@ -28,7 +28,8 @@ class Picture:
         return self.svg
 
     def _repr_html_(self):
-        return f"<figure style='margin:0.4em 0'>{self.svg}<figcaption>{html.escape(self.caption)}</figcaption></figure>"
+        caption = f"<figcaption>{html.escape(self.caption)}</figcaption>"
+        return f"<figure style='margin:0.4em 0'>{self.svg}{caption}</figure>"
 
     def __repr__(self):
         return f"<picture: {self.caption}>"
@@ -124,7 +125,7 @@ def show_encoding(rows, title="positional encoding (rows: positions, columns: fe
 
 
 def show_bars(vectors, height=120):
-    """Named vectors as bar charts, each on its own scale (its largest magnitude is in its label)."""
+    """Named vectors as bar charts, each on its own scale (its largest magnitude in its label)."""
     parts, x = [], 10
     for name, vec in vectors.items():
         top = max((abs(v) for v in vec), default=1.0) or 1.0
@@ -162,7 +163,8 @@ def show_growth(lengths):
         )
         x += side + 20
     svg = (
-        f"<svg xmlns='http://www.w3.org/2000/svg' width='{x}' height='216' font-family='sans-serif'>"
+        f"<svg xmlns='http://www.w3.org/2000/svg' width='{x}' height='216'"
+        " font-family='sans-serif'>"
         f"{''.join(parts)}</svg>"
     )
     return Picture(svg, "each square has n × n cells: doubling n makes it four times larger")

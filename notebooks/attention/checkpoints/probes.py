@@ -5,9 +5,25 @@ Each probe is one call: which function, with which arguments. The known answers 
 """
 
 import random
-from collections import namedtuple
+from dataclasses import dataclass, field, replace
 
-Probe = namedtuple("Probe", "id function args kwargs")
+
+@dataclass(frozen=True)
+class Probe:
+    """One call a checkpoint makes: which function, with which arguments."""
+
+    id: str
+    """Stable name ("softmax.large"): the key of its answers in fingerprints.json."""
+    function: str
+    """The learner's function it calls."""
+    args: list
+    """Positional arguments (plain lists and numbers)."""
+    kwargs: dict = field(default_factory=dict)
+    """Keyword arguments, e.g. {"mask": ...}."""
+
+    def but(self, **changes):
+        """The same probe with some fields changed: another input of the same kind."""
+        return replace(self, **changes)
 
 
 def seeded_matrix(rows, cols, seed, scale=1.0):
@@ -16,9 +32,9 @@ def seeded_matrix(rows, cols, seed, scale=1.0):
     return [[round(rng.gauss(0.0, scale), 3) for _ in range(cols)] for _ in range(rows)]
 
 
-def lower_triangle(n):
-    """The causal mask written out as data (i >= j), for probes that need a correct mask."""
-    return [[i >= j for j in range(n)] for i in range(n)]
+def mask(picture):
+    """A mask drawn as text, one row per query: "x" sees that key, "." does not."""
+    return [[c == "x" for c in row] for row in picture.split()]
 
 
 def _qkv(n_q, n_k, d_k, d_v, seed, scale=1.0):
@@ -29,11 +45,10 @@ def _qkv(n_q, n_k, d_k, d_v, seed, scale=1.0):
     ]
 
 
-PATCHY_MASK = [
-    [True, False, True, False, True],
-    [False, True, True, True, False],
-    [True, True, False, False, False],
-]  # every row keeps at least one key
+# Masks are data to the checks: drawn, so a reader sees at once which keys each query keeps.
+CAUSAL_4 = mask("x... xx.. xxx. xxxx")
+CAUSAL_5 = mask("x.... xx... xxx.. xxxx. xxxxx")
+PATCHY = mask("x.x.x .xxx. xx...")  # every row keeps at least one key
 
 PROBES = {
     "softmax": [
@@ -56,9 +71,9 @@ PROBES = {
             "causal_mask.attend",
             "attention",
             _qkv(4, 4, 6, 3, seed=41),
-            {"mask": lower_triangle(4)},
+            {"mask": CAUSAL_4},
         ),
-        Probe("causal_mask.patchy", "attention", _qkv(3, 5, 4, 2, seed=51), {"mask": PATCHY_MASK}),
+        Probe("causal_mask.patchy", "attention", _qkv(3, 5, 4, 2, seed=51), {"mask": PATCHY}),
     ],
     "multi_head": [
         Probe("multi_head.h2", "multi_head", _qkv(4, 4, 8, 8, seed=61) + [2], {}),
@@ -66,7 +81,7 @@ PROBES = {
             "multi_head.h4_masked",
             "multi_head",
             _qkv(5, 5, 8, 8, seed=71) + [4],
-            {"mask": lower_triangle(5)},
+            {"mask": CAUSAL_5},
         ),
         Probe("multi_head.h1", "multi_head", _qkv(3, 3, 4, 4, seed=81) + [1], {}),
     ],
@@ -87,7 +102,7 @@ PROBES = {
             "block.h4_masked",
             "block",
             [seeded_matrix(5, 8, 101, scale=3.0), 4],
-            {"mask": lower_triangle(5)},
+            {"mask": CAUSAL_5},
         ),
         Probe(
             "block.h1",
@@ -101,24 +116,32 @@ PROBES = {
 CHECKPOINTS = list(PROBES)
 
 
+def attempt(fn, *args, **kwargs):
+    """fn(*args, **kwargs), or the exception it raised: a crash is evidence, not an interruption."""
+    try:
+        return fn(*args, **kwargs)
+    except Exception as err:  # the learner's code may fail in any way; the check reports it
+        return err
+
+
 def call(module, probe):
     """Run a probe against a module's functions; an exception is returned, not raised.
 
     A returned exception carries `called` (the call, with its inputs' sizes) and, when the error
     came from model.py, `model_line`, so the report can say where and on what it failed.
     """
-    try:
-        result = getattr(module, probe.function)(*probe.args, **probe.kwargs)
-    except Exception as err:  # the learner's code may fail in any way; the check reports it
-        result = err
-        result.model_line = line_in_model(err.__traceback__)
+    result = attempt(getattr, module, probe.function)
+    if not isinstance(result, BaseException):
+        result = attempt(result, *probe.args, **probe.kwargs)
     if isinstance(result, BaseException):
+        if getattr(result, "model_line", None) is None:  # the judge's worker sends the line itself
+            result.model_line = line_in_model(result.__traceback__)
         result.called = describe_call(probe)
     return result
 
 
 def line_in_model(traceback):
-    """The line of model.py where an exception was raised (the innermost model.py frame), or None."""
+    """The line of model.py where an exception was raised (innermost model.py frame), or None."""
     line = None
     while traceback is not None:
         if traceback.tb_frame.f_code.co_filename.endswith("model.py"):
@@ -128,7 +151,7 @@ def line_in_model(traceback):
 
 
 def describe_call(probe):
-    """attention(Q 3×4, K 5×4, V 5×6): a call with the sizes of its inputs, short enough for one line."""
+    """attention(Q 3×4, K 5×4, V 5×6): a call with its inputs' sizes, short enough for one line."""
 
     def size(value):
         if isinstance(value, list) and value and all(isinstance(r, list) for r in value):

@@ -1,4 +1,4 @@
-"""All eight checkpoints at a glance: which hold, which fail (and why), which are not started, what next.
+"""All eight checkpoints at a glance: which hold, which fail (and why), which wait; what next.
 
 from checkpoints import progress; progress()      # in any notebook
 python -m checkpoints progress                     # in a terminal, from your workspace
@@ -8,7 +8,7 @@ import html
 import os
 from dataclasses import dataclass
 
-from .artifacts import ARTIFACT_CHECKS, ARTIFACT_NEEDS, OUTPUTS
+from .artifacts import ARTIFACT_CHECKS, ARTIFACT_NEEDS, NOTES_FILE, OUTPUTS, PERM_FILE, SCALE_FILE
 from .modelfile import STEPS, ModelFileError, broken_message, load_model
 from .steps import CHECKS
 
@@ -20,9 +20,9 @@ NOTEBOOKS = {
     "pos_encoding": "05-positional-encoding",
     "layer_norm": "06-layer-norm",
     "block": "07-block",
-    "02-scale.txt": "02-attention",
-    "05-perm.txt": "05-positional-encoding",
-    "08-notes.md": "08-notes",
+    SCALE_FILE: "02-attention",
+    PERM_FILE: "05-positional-encoding",
+    NOTES_FILE: "08-notes",
 }
 SYMBOLS = {"holds": "✓", "fails": "✗", "not started": "·"}
 

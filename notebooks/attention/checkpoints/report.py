@@ -1,18 +1,35 @@
-"""Checkpoint results: one object per check, one per checkpoint, readable in Jupyter and in a terminal."""
+"""Checkpoint results: one per check, one per checkpoint, readable in Jupyter and a terminal."""
 
 import html
+from dataclasses import dataclass, replace
 
 GREEN, RED = "#1a7f37", "#b3261e"
+HINT_LABELS = ("hint", "closer", "formula")
 
 
+def _style(css):
+    return f" style='{css}'"
+
+
+@dataclass(frozen=True)
 class Check:
     """One check: what was checked, whether it held, and if not the evidence and a hint."""
 
-    def __init__(self, what, passed, got=None, expected=None, where=None, hint=None):
-        self.what, self.passed = what, passed
-        self.got, self.expected, self.where, self.hint = got, expected, where, hint
+    what: str
+    """The property or known answer, as the learner reads it ("sums to 1")."""
+    passed: bool
+    """True when the property held for the learner's function."""
+    got: str | None = None
+    """What the learner's function gave (or how it crashed), shown beside `expected`."""
+    expected: str | None = None
+    """What it should have given."""
+    where: str | None = None
+    """For a known answer: the first element where the two part ways, and why."""
+    hint: object = None
+    """A plain sentence, or a hints.Hint whose tiers hint() reveals one at a time."""
 
     def lines(self, level=0):
+        """The check in plain text: ✓/✗ and the statement, then the evidence and `level`+1 tiers."""
         yield ("✓ " if self.passed else "✗ ") + self.what
         if self.passed:
             return
@@ -24,25 +41,57 @@ class Check:
             yield f"    first difference: {self.where}"
         if isinstance(self.hint, str):
             yield f"    hint: {self.hint}"
-        elif self.hint:  # a hints.Hint: one more tier per hint() call
-            for label, text in zip(("hint", "closer", "formula"), self.hint.tiers()[: level + 1]):
+        elif self.hint:
+            for label, text in zip(HINT_LABELS, self.hint.tiers()[: level + 1]):
                 yield f"    {label}: {text}"
 
     def __repr__(self):
         return "\n".join(self.lines())
 
+    def html(self, level=0):
+        """One list item; white-space:pre aligns "yours:" and "expected:" as in a terminal."""
+        first, *rest = list(self.lines(level))
+        colour = GREEN if self.passed else RED
+        mark = f"<span{_style(f'color:{colour};font-weight:bold')}>{first[0]}</span>"
+        detail = "".join(
+            f"<div{_style('margin-left:1.6em;font-family:monospace;white-space:pre')}>"
+            f"{html.escape(r.strip())}</div>"
+            for r in rest
+        )
+        return f"<li{_style('list-style:none')}>{mark}{html.escape(first[1:])}{detail}</li>"
 
+    def _repr_html_(self):
+        return f"<ul{_style('padding-left:0.4em;margin:0.3em 0')}>{self.html()}</ul>"
+
+
+@dataclass(frozen=True)
 class Report:
     """All checks of one checkpoint, plus the diagnosis when a known mistake fits the evidence."""
 
-    def __init__(self, title, checks, diagnosis=None, note=None, picture=None, name=None):
-        self.title, self.checks, self.diagnosis, self.note = title, list(checks), diagnosis, note
-        self.picture = picture  # a pictures.Picture of the learner's own values, or None
-        self.name = name  # the checkpoint's name, for hint(name)
-        self.level = 0  # how many hint tiers beyond the first to show (hint() raises it)
-        self.prerequisite = (
-            None  # "your softmax fails its own checkpoint…": said first, before any ✗
-        )
+    title: str
+    """The checkpoint as the learner knows it ("layer norm")."""
+    checks: tuple = ()
+    """The Check results, in the order they are shown."""
+    diagnosis: tuple = ()
+    """Catalogued mistakes (catalogue.Mistake) that fit every answer, best first; () if none."""
+    note: str | None = None
+    """Said instead of a diagnosis when no catalogued mistake fits."""
+    picture: object = None
+    """A pictures.Picture of the learner's own values, or None."""
+    name: str | None = None
+    """The checkpoint's name, for the `hint(name)` line."""
+    level: int = 0
+    """How many hint tiers beyond the first to show (each hint() call raises it, up to 2)."""
+    prerequisite: str | None = None
+    """'your softmax fails its own checkpoint…': said first, before any ✗."""
+
+    def __post_init__(self):
+        object.__setattr__(self, "checks", tuple(self.checks))
+        object.__setattr__(self, "diagnosis", tuple(self.diagnosis or ()))
+
+    def but(self, **changes):
+        """The same report with some fields changed (a report is never modified in place)."""
+        return replace(self, **changes)
 
     @property
     def passed(self):
@@ -58,9 +107,8 @@ class Report:
         return f"{self.title}: {len(self.failed)} of {len(self.checks)} checks fail"
 
     def diagnosis_lines(self):
-        if self.passed:
-            return []
-        if self.prerequisite:  # a catalogue match here would blame the wrong step
+        # with a failing prerequisite, a catalogue match here would blame the wrong step
+        if self.passed or self.prerequisite:
             return []
         if not self.diagnosis:
             return [
@@ -76,53 +124,29 @@ class Report:
         """How to ask for the next tier, when a failing check has one left."""
         if self.passed or not self.name or self.level >= 2:
             return []
-        if not self.diagnosis and not any(
-            not isinstance(c.hint, (str, type(None))) for c in self.failed
-        ):
+        tiered = any(not isinstance(c.hint, (str, type(None))) for c in self.failed)
+        if not self.diagnosis and not tiered:
             return []
         return [f"(stuck? hint({self.name!r}) gives a closer hint; run it again for the formula)"]
 
     def __repr__(self):
-        body = [line for c in self.checks for line in c.lines(self.level)]
+        body = ["  " + line for c in self.checks for line in c.lines(self.level)]
         first = [f"first: {self.prerequisite}"] if self.prerequisite else []
-        return "\n".join(
-            [self.summary()]
-            + first
-            + ["  " + b for b in body]
-            + self.diagnosis_lines()
-            + self.more_hints_line()
-        )
+        tail = self.diagnosis_lines() + self.more_hints_line()
+        return "\n".join([self.summary(), *first, *body, *tail])
 
     def _repr_html_(self):
         colour = GREEN if self.passed else RED
-        rows = []
-        for c in self.checks:
-            first, *rest = list(c.lines(self.level))
-            mark = (
-                f"<span style='color:{GREEN if c.passed else RED};font-weight:bold'>"
-                f"{first[0]}</span>{html.escape(first[1:])}"
-            )
-            # white-space:pre keeps "yours:" and "expected:" aligned, as in the terminal
-            detail = "".join(
-                f"<div style='margin-left:1.6em;font-family:monospace;white-space:pre'>"
-                f"{html.escape(r.strip())}</div>"
-                for r in rest
-            )
-            rows.append(f"<li style='list-style:none'>{mark}{detail}</li>")
+        rows = "".join(c.html(self.level) for c in self.checks)
+        tail = [html.escape(d.strip()) for d in self.diagnosis_lines() + self.more_hints_line()]
         diag = "".join(
-            f"<div><b>{html.escape(d.strip())}</b></div>"
-            if i == 0
-            else f"<div style='margin-left:1.6em'>{html.escape(d.strip())}</div>"
-            for i, d in enumerate(self.diagnosis_lines() + self.more_hints_line())
+            f"<div><b>{d}</b></div>" if i == 0 else f"<div{_style('margin-left:1.6em')}>{d}</div>"
+            for i, d in enumerate(tail)
         )
+        first = self.prerequisite and f"<div><b>first:</b> {html.escape(self.prerequisite)}</div>"
         return (
-            f"<div style='border-left:4px solid {colour};padding:0.3em 0.8em'>"
-            f"<div style='color:{colour};font-weight:bold'>{html.escape(self.summary())}</div>"
-            + (
-                f"<div><b>first:</b> {html.escape(self.prerequisite)}</div>"
-                if self.prerequisite
-                else ""
-            )
-            + f"<ul style='padding-left:0.4em;margin:0.3em 0'>{''.join(rows)}</ul>{diag}"
+            f"<div{_style(f'border-left:4px solid {colour};padding:0.3em 0.8em')}>"
+            f"<div{_style(f'color:{colour};font-weight:bold')}>{html.escape(self.summary())}</div>"
+            f"{first or ''}<ul{_style('padding-left:0.4em;margin:0.3em 0')}>{rows}</ul>{diag}"
             f"{self.picture._repr_html_() if self.picture else ''}</div>"
         )

@@ -1,480 +1,336 @@
 """The visible checks of each checkpoint: properties and known answers, no solution code.
 
-Each `check_<name>(model)` takes a module holding the learner's functions and returns a Report.
+`CHECKS[name](model)` runs one checkpoint on a module holding the learner's functions and returns
+a Report. Each checkpoint is a short list of named checks. A name keys what the check claims
+(claims.py) and its hints (hints.py); the predicates are in properties.py, the inputs in probes.py.
 """
 
-import math
-
+from .claims import CLAIMS
 from .compare import brief, canonical, close, describe_path, first_difference, shape
 from .diagnose import diagnose, expected, load_fingerprints, probe_signatures, signature
 from .hints import HINTS
 from .pictures import show_attention, show_bars, show_encoding
 from .probes import PROBES, call
+from .properties import (
+    all_finite,
+    crashed,
+    is_matrix,
+    is_pair,
+    leaks,
+    mean,
+    pair_part,
+    renormalised,
+    rows_sum_to_one,
+    sums_to_one,
+    variance,
+)
 from .report import Check, Report
 
+# ── the three kinds of check ──
 
-def _failure(value):
+
+def crash_text(value):
     """For a call that raised: the exception, the line of model.py and the call; else None."""
-    if not isinstance(value, BaseException):
+    if not crashed(value):
         return None
     line = getattr(value, "model_line", None)
-    where = f" at model.py line {line}" if line else ""
     called = getattr(value, "called", None)
+    where = f" at model.py line {line}" if line else ""
     return f"raised {type(value).__name__}: {value}{where}" + (f", in {called}" if called else "")
 
 
-def answer_check(what, got, want, hint, names=("row", "column")):
-    """A known-answer check: passes when got matches want to 1e-6, else shows where they part."""
-    if _failure(got):
-        return Check(
-            what, False, got=_failure(got)
-        )  # a crash: its line and input, no unrelated hint
+def _try(fn, value, fallback=None):
+    """fn(value), or fallback when the learner's value is not of the kind fn reads."""
+    try:
+        return fn(value)
+    except Exception:  # ragged rows, text, None…: the failing check already says what is wrong
+        return fallback
+
+
+def holds(name, value, predicate, expected=None, shown=brief, **fields):
+    """A property of the learner's value. A crash shows the crash, and no unrelated hint."""
+    what = CLAIMS[name].format(**fields)
+    if crashed(value):
+        return Check(what, False, got=crash_text(value), expected=expected)
+    if _try(predicate, value, False):
+        return Check(what, True)
+    return Check(what, False, got=_try(shown, value), expected=expected, hint=HINTS[name])
+
+
+def raises(name, value, kind, **fields):
+    """A call that must raise `kind`: the one check where an exception is the right answer."""
+    what = CLAIMS[name].format(**fields)
+    if isinstance(value, kind):
+        return Check(what, True)
+    got, hint = crash_text(value) or "no error", None if crashed(value) else HINTS[name]
+    return Check(what, False, got=got, expected=kind.__name__, hint=hint)
+
+
+def answer(name, got, want, names=("row", "column"), **fields):
+    """A known answer to 1e-6: a matrix shows its first differing row, a vector all of it."""
+    what = CLAIMS[name].format(**fields)
+    if crashed(got):
+        return Check(what, False, got=crash_text(got))
     found = first_difference(canonical(got), want)
     if found is None:
         return Check(what, True)
     path, got_part, want_part, why = found
-    row = (
-        path[:1] if len(names) > 1 else ()
-    )  # a matrix shows its first differing row, a vector all of it
-    shown_got = (
-        brief(canonical(got)[row[0]])
-        if row and isinstance(canonical(got), list)
-        else brief(canonical(got))
-    )
-    shown_want = brief(want[row[0]]) if row else brief(want)
+    mine, theirs = brief(canonical(got)), brief(want)
+    if path and len(names) > 1 and isinstance(canonical(got), list):
+        row = path[0]
+        mine = f"{names[0]} {row}: {brief(canonical(got)[row])}"
+        theirs = f"{names[0]} {row}: {brief(want[row])}"
     where = f"{describe_path(path, names)}: {brief(got_part)} vs {brief(want_part)} ({why})"
-    if row:
-        shown_got, shown_want = (
-            f"{names[0]} {row[0]}: {shown_got}",
-            f"{names[0]} {row[0]}: {shown_want}",
-        )
-    return Check(what, False, got=shown_got, expected=shown_want, where=where, hint=hint)
-
-
-def property_check(what, holds, got=None, expected=None, hint=None):
-    """A property check; when the call crashed, the report shows the crash and no unrelated hint."""
-    crashed = isinstance(got, str) and got.startswith("raised ")
-    return Check(
-        what,
-        bool(holds),
-        got=None if holds else got,
-        expected=None if holds else expected,
-        hint=None if holds or crashed else hint,
-    )
-
-
-def probe(name, probe_id):
-    return next(p for p in PROBES[name] if p.id == probe_id)
-
-
-def is_matrix(value, rows=None, cols=None):
-    s = shape(value)
-    return len(s) == 2 and (rows is None or s[0] == rows) and (cols is None or s[1] == cols)
-
-
-def rows_sum_to_one(weights):
-    return is_matrix(weights) and all(abs(sum(row) - 1.0) <= 1e-9 for row in weights)
+    return Check(what, False, got=mine, expected=theirs, where=where, hint=HINTS[name])
 
 
 def picture_of(draw, value):
     """A picture of the learner's own value, or None when the value cannot be drawn."""
-    if _failure(value) or not is_matrix(value) and shape(value) == ():
+    if crashed(value) or not is_matrix(value) and shape(value) == ():
         return None
-    try:
-        return draw(canonical(value))
-    except Exception:  # ragged rows, text, None…: the checks above already say what is wrong
-        return None
+    return _try(lambda v: draw(canonical(v)), value)
 
 
-def finish(title, checkpoint, model, checks, fingerprints, picture=None):
-    """Attach the diagnosis (only when something failed) and build the report."""
-    report = Report(title, checks, picture=picture, name=checkpoint)
-    if not report.passed:
-        report.diagnosis = diagnose(checkpoint, probe_signatures(checkpoint, model), fingerprints)
-    return report
+class Run:
+    """One checkpoint's calls on the learner's model: probes, known answers, and the report."""
+
+    def __init__(self, model, checkpoint, fingerprints=None, probes=None):
+        self.model, self.checkpoint = model, checkpoint
+        self.fingerprints = fingerprints or load_fingerprints()
+        self.probes = {p.id: p for p in (probes or PROBES)[checkpoint]}
+
+    def __call__(self, probe_id, **changes):
+        """The learner's answer on one probe, or on the same probe with some fields changed."""
+        return call(self.model, self.probes[probe_id].but(**changes))
+
+    def args(self, probe_id):
+        return self.probes[probe_id].args
+
+    def want(self, probe_id):
+        return expected(self.checkpoint, probe_id, self.fingerprints)
+
+    def own_or_want(self, value, probe_id):
+        """The learner's own answer as the reference for a property (else the stored answer)."""
+        return self.want(probe_id) if crashed(value) else canonical(value)
+
+    def known_answers(self, name, fields, part=None, function=None, names=("row", "column")):
+        """One known-answer check per probe (of one function, if named; of a pair's part)."""
+        chosen = [p for p in self.probes.values() if function in (None, p.function)]
+        return [
+            answer(name, pick(call(self.model, p), part), pick(self.want(p.id), part), names,
+                   **fields(p))
+            for p in chosen
+        ]  # fmt: skip
+
+    def report(self, title, checks, picture=None):
+        """The Report, with the diagnosis attached only when something failed."""
+        report = Report(title, checks, picture=picture, name=self.checkpoint)
+        if report.passed:
+            return report
+        answers = probe_signatures(self.checkpoint, self.model, list(self.probes.values()))
+        return report.but(diagnosis=diagnose(self.checkpoint, answers, self.fingerprints))
+
+
+def pick(value, part):
+    return value if part is None else pair_part(value, part)
+
+
+def sizes(matrix):
+    return "×".join(map(str, shape(matrix)))
+
+
+def with_mask(probe):
+    return " with a causal mask" if probe.kwargs else ""
+
+
+# ── what the checks show and fill in ──
+
+
+def shape_text(v):
+    return str(shape(v))
+
+
+def row_sums(weights):
+    return brief([sum(row) for row in weights])
+
+
+def sum_shown(v):
+    return f"sum {sum(v) if shape(v) else v!r}"
+
+
+def qk_sizes(p):
+    return {"q": sizes(p.args[0]), "k": sizes(p.args[1])}
+
+
+def head_0(M):
+    """Output columns 0-3: head 0's part of a d = 8, h = 2 result."""
+    return [r[:4] for r in canonical(M)]
+
+
+def ln_fields(p):
+    return {"row": brief(p.args[0]), "eps": "".join(f", eps={e}" for e in p.kwargs.values())}
+
+
+def all_but_last(M):
+    return canonical(M)[:-1]
+
+
+def block_fields(p):
+    return {"x": sizes(p.args[0]), "h": p.args[1], "masked": with_mask(p)}
 
 
 # ── step 1 ──
-def check_softmax(model, fingerprints=None):
-    fp = fingerprints or load_fingerprints()
-    small, large = probe("softmax", "softmax.small"), probe("softmax", "softmax.large")
-    got_small, got_large = call(model, small), call(model, large)
-    shifted = call(model, small._replace(args=[[x + 100.0 for x in small.args[0]]]))
-    checks = [
-        property_check(
-            "returns a list as long as its input ([0.5, -1, 2, 0] → 4 numbers)",
-            not _failure(got_small) and shape(got_small) == (4,),
-            got=_failure(got_small) or brief(got_small),
-            expected="4 numbers",
-            hint=HINTS["softmax.length"],
-        ),
-        property_check(
-            "sums to 1",
-            not _failure(got_small) and abs(sum(got_small) - 1.0) <= 1e-9,
-            got=_failure(got_small) or f"sum {sum(got_small) if shape(got_small) else got_small!r}",
-            expected="sum 1.0",
-            hint=HINTS["softmax.sum"],
-        ),
-        property_check(
-            "no overflow: [1000, 1001, 1002] gives finite values that sum to 1",
-            not _failure(got_large)
-            and shape(got_large) == (3,)
-            and all(math.isfinite(v) for v in got_large)
-            and abs(sum(got_large) - 1.0) <= 1e-9,
-            got=_failure(got_large) or brief(got_large),
-            expected=brief(expected("softmax", large.id, fp)),
-            hint=HINTS["softmax.overflow"],
-        ),
-        answer_check(
-            "adding 100 to every input changes nothing",
-            shifted,
-            canonical(got_small) if not _failure(got_small) else expected("softmax", small.id, fp),
-            hint=HINTS["softmax.shift"],
-            names=("item",),
-        ),
-    ]
-    for p in PROBES["softmax"]:
-        checks.append(
-            answer_check(
-                f"known answer for softmax({brief(p.args[0])})",
-                call(model, p),
-                expected("softmax", p.id, fp),
-                names=("item",),
-                hint=HINTS["softmax.answer"],
-            )
-        )
-    return finish("softmax", "softmax", model, checks, fp)
+def check_softmax(model, fingerprints=None, probes=None):
+    """softmax: one weight per input, sums to 1, no overflow, shift-invariant, known answers."""
+    run = Run(model, "softmax", fingerprints, probes)
+    small, large = run("softmax.small"), run("softmax.large")
+    shifted = run("softmax.small", args=[[x + 100.0 for x in run.args("softmax.small")[0]]])
+    return run.report("softmax", [
+        holds("softmax.length", small, lambda v: shape(v) == (4,), "4 numbers"),
+        holds("softmax.sum", small, sums_to_one, "sum 1.0", shown=sum_shown),
+        holds("softmax.overflow", large, lambda v: shape(v) == (3,) and all_finite(v)
+              and sums_to_one(v), brief(run.want("softmax.large"))),
+        answer("softmax.shift", shifted, run.own_or_want(small, "softmax.small"), ("item",)),
+        *run.known_answers("softmax.answer", lambda p: {"xs": brief(p.args[0])}, names=("item",)),
+    ])  # fmt: skip
 
 
 # ── step 2 ──
-def check_attention(model, fingerprints=None):
-    fp = fingerprints or load_fingerprints()
-    rect = probe("attention", "attention.rect")
-    got = call(model, rect)
-    pair = isinstance(got, (tuple, list)) and len(got) == 2 and all(is_matrix(x) for x in got)
-    out, weights = got if pair else (None, None)
-    checks = [
-        property_check(
-            "returns the pair (out, weights)",
-            pair,
-            got=_failure(got) or f"a value of shape {shape(got)}",
-            expected="(out, weights)",
-            hint=HINTS["attention.pair"],
-        ),
-        property_check(
-            "out is n_q × d_v (3 × 6) and weights n_q × n_k (3 × 5) for Q 3×4, K 5×4, V 5×6",
-            pair and shape(out) == (3, 6) and shape(weights) == (3, 5),
-            got=f"out {shape(out)}, weights {shape(weights)}" if pair else _failure(got),
-            expected="out (3, 6), weights (3, 5)",
-            hint=HINTS["attention.shapes"],
-        ),
-        property_check(
-            "each row of weights sums to 1",
-            pair and rows_sum_to_one(weights),
-            got=brief([sum(r) for r in weights]) if pair else _failure(got),
-            expected="[1.0, 1.0, 1.0]",
-            hint=HINTS["attention.rows"],
-        ),
-    ]
-    for p in PROBES["attention"]:
-        want_out, want_w = expected("attention", p.id, fp)
-        got = call(model, p)
-        got_out, got_w = got if isinstance(got, (tuple, list)) and len(got) == 2 else (got, got)
-        dims = f"Q {shape(p.args[0])[0]}×{shape(p.args[0])[1]}, K {shape(p.args[1])[0]}×{shape(p.args[1])[1]}"
-        checks.append(
-            answer_check(f"known weights ({dims})", got_w, want_w, hint=HINTS["attention.weights"])
-        )
-        checks.append(
-            answer_check(
-                f"known output ({dims})", got_out, want_out, hint=HINTS["attention.output"]
-            )
-        )
-    square = call(model, probe("attention", "attention.square"))
-    weights = square[1] if isinstance(square, (tuple, list)) and len(square) == 2 else square
-    return finish(
-        "attention",
-        "attention",
-        model,
-        checks,
-        fp,
-        picture_of(lambda w: show_attention(w, "your weights, 4 queries × 4 keys"), weights),
-    )
+def check_attention(model, fingerprints=None, probes=None):
+    """attention: the pair (out, weights), their shapes, rows that sum to 1, known answers."""
+    run = Run(model, "attention", fingerprints, probes)
+    rect = run("attention.rect")
+    square = pair_part(run("attention.square"), 1)
+    return run.report("attention", [
+        holds("attention.pair", rect, is_pair, "(out, weights)",
+              shown=lambda v: f"a value of shape {shape(v)}"),
+        holds("attention.shapes", rect, lambda v: is_pair(v) and shape(v[0]) == (3, 6)
+              and shape(v[1]) == (3, 5), "out (3, 6), weights (3, 5)",
+              shown=lambda v: f"out {shape(v[0])}, weights {shape(v[1])}" if is_pair(v) else None),
+        holds("attention.rows", rect, lambda v: is_pair(v) and rows_sum_to_one(v[1]),
+              "[1.0, 1.0, 1.0]", shown=lambda v: row_sums(v[1]) if is_pair(v) else None),
+        *interleave(run.known_answers("attention.weights", qk_sizes, part=1),
+                    run.known_answers("attention.output", qk_sizes, part=0)),
+    ], picture_of(lambda w: show_attention(w, "your weights, 4 queries × 4 keys"),
+                  square))  # fmt: skip
+
+
+def interleave(*lists):
+    """[a1, b1, a2, b2, …]: each probe's checks side by side."""
+    return [item for group in zip(*lists) for item in group]
 
 
 # ── step 3 ──
-def check_causal_mask(model, fingerprints=None):
-    fp = fingerprints or load_fingerprints()
+def check_causal_mask(model, fingerprints=None, probes=None):
+    """causal_mask: the lower triangle; attention with a mask: exact zeros, same proportions."""
+    run = Run(model, "causal_mask", fingerprints, probes)
+    checks = run.known_answers("mask.values", lambda p: {"n": p.args[0]}, function="causal_mask")
+    for p in run.probes.values():
+        if p.function == "attention":
+            label = "causal" if p.id.endswith("attend") else "patchy"
+            checks += masked_attention_checks(run, p.id, p.kwargs["mask"], label)
+    weights = pair_part(run("causal_mask.attend"), 1)
+    picture = picture_of(lambda w: show_attention(w, "your weights with causal_mask(4)"), weights)
+    return run.report("causal mask", checks, picture)
+
+
+def masked_attention_checks(run, probe_id, mask, label):
+    """Hidden weights exactly 0, rows still sum to 1, visible weights keep their proportions."""
+    got, plain = run(probe_id), run(probe_id, kwargs={})
+    ok = is_pair(got) and is_matrix(got[1], len(mask), len(mask[0])) and is_pair(plain)
+    weights = got[1] if ok else got
+    first_leak, shape_of_got = "weights[{}][{}] = {:.6g}".format, f"a value of shape {shape(got)}"
     checks = [
-        answer_check(
-            f"causal_mask({p.args[0]}) is true exactly where i >= j",
-            call(model, p),
-            expected("causal_mask", p.id, fp),
-            hint=HINTS["mask.values"],
-        )
-        for p in PROBES["causal_mask"]
-        if p.function == "causal_mask"
-    ]
-    for p in PROBES["causal_mask"]:
-        if p.function != "attention":
-            continue
-        mask = p.kwargs["mask"]
-        got = call(model, p)
-        plain = call(model, p._replace(kwargs={}))
-        ok = (
-            isinstance(got, (tuple, list))
-            and len(got) == 2
-            and is_matrix(got[1], len(mask), len(mask[0]))
-            and isinstance(plain, (tuple, list))
-            and len(plain) == 2
-            and is_matrix(plain[1])
-        )
-        weights = got[1] if ok else None
-        hidden = [(i, j) for i, row in enumerate(mask) for j, keep in enumerate(row) if not keep]
-        # exactly zero is the contract: exp(-inf) is 0.0, and so is exp of any huge negative score
-        leaks = [(i, j, weights[i][j]) for i, j in hidden if weights[i][j] != 0.0] if ok else []
-        label = "causal" if p.id.endswith("attend") else "patchy"
-        checks.append(
-            property_check(
-                f"with a {label} mask, hidden weights are exactly 0",
-                ok and not leaks,
-                got=(
-                    _failure(got)
-                    or (
-                        f"weights[{leaks[0][0]}][{leaks[0][1]}] = {leaks[0][2]:.6g}"
-                        if leaks
-                        else f"a value of shape {shape(got)}"
-                    )
-                ),
-                expected="0.0",
-                hint=HINTS["mask.zeros"],
-            )
-        )
-        checks.append(
-            property_check(
-                f"with a {label} mask, each row of weights still sums to 1",
-                ok and rows_sum_to_one(weights),
-                got=brief([sum(r) for r in weights]) if ok else _failure(got),
-                expected="all 1.0",
-                hint=HINTS["mask.rows"],
-            )
-        )
-        if ok:
-            renormalised = [
-                [w if keep else 0.0 for w, keep in zip(row, mrow)]
-                for row, mrow in zip(plain[1], mask)
-            ]
-            renormalised = [[w / sum(row) for w in row] for row in renormalised]
-            checks.append(
-                answer_check(
-                    f"with a {label} mask, the visible weights keep their unmasked proportions",
-                    weights,
-                    renormalised,
-                    hint=HINTS["mask.proportions"],
-                )
-            )
-    masked = call(model, probe("causal_mask", "causal_mask.attend"))
-    weights = masked[1] if isinstance(masked, (tuple, list)) and len(masked) == 2 else masked
-    return finish(
-        "causal mask",
-        "causal_mask",
-        model,
-        checks,
-        fp,
-        picture_of(lambda w: show_attention(w, "your weights with causal_mask(4)"), weights),
-    )
+        holds("mask.zeros", weights, lambda w: ok and not leaks(w, mask), "0.0", label=label,
+              shown=lambda w: first_leak(*leaks(w, mask)[0]) if ok else shape_of_got),
+        holds("mask.rows", weights, lambda w: ok and rows_sum_to_one(w), "all 1.0", label=label,
+              shown=lambda w: row_sums(w) if ok else None),
+    ]  # fmt: skip
+    if ok:
+        want = renormalised(plain[1], mask)
+        checks.append(answer("mask.proportions", weights, want, label=label))
+    return checks
 
 
 # ── step 4 ──
-def check_multi_head(model, fingerprints=None):
-    fp = fingerprints or load_fingerprints()
-    one = probe("multi_head", "multi_head.h1")
-    two = probe("multi_head", "multi_head.h2")
-    got_two = call(model, two)
-    alone = call(model, one)
-    att = call(model, one._replace(function="attention", args=one.args[:3]))
-    att_out = att[0] if isinstance(att, (tuple, list)) and len(att) == 2 else att
-    bad_split = call(model, two._replace(args=two.args[:3] + [3]))
-    Q, K, V = two.args[:3]
-    changed = [[r[:4] + [x + 1.0 for x in r[4:]] for r in M] for M in (Q, K, V)]
-    moved = call(model, two._replace(args=changed + [2]))
-    checks = [
-        property_check(
-            "output is n × d (4 × 8 for h = 2)",
-            shape(got_two) == (4, 8),
-            got=_failure(got_two) or str(shape(got_two)),
-            expected="(4, 8)",
-            hint=HINTS["heads.shape"],
-        ),
-        answer_check(
-            "h = 1 gives exactly attention(Q, K, V)[0]",
-            alone,
-            canonical(att_out) if not _failure(att_out) else expected("multi_head", one.id, fp),
-            hint=HINTS["heads.one"],
-        ),
-        property_check(
-            "d = 8, h = 3 raises ValueError",
-            isinstance(bad_split, ValueError),
-            got=_failure(bad_split) or "no error",
-            expected="ValueError",
-            hint=HINTS["heads.split"],
-        ),
-        property_check(
-            "changing head 1's features (columns 4-7) leaves head 0's output columns 0-3 alone (h = 2)",
-            shape(moved) == (4, 8)
-            and shape(got_two) == (4, 8)
-            and close([r[:4] for r in canonical(moved)], [r[:4] for r in canonical(got_two)]),
-            got="head 0's columns changed",
-            expected="columns 0-3 unchanged",
-            hint=HINTS["heads.independent"],
-        ),
-    ]
-    for p in PROBES["multi_head"]:
-        checks.append(
-            answer_check(
-                f"known output for h = {p.args[3]}" + (" with a causal mask" if p.kwargs else ""),
-                call(model, p),
-                expected("multi_head", p.id, fp),
-                hint=HINTS["heads.answer"],
-            )
-        )
-    return finish("multi-head attention", "multi_head", model, checks, fp)
+def check_multi_head(model, fingerprints=None, probes=None):
+    """multi_head: shape, h = 1 is attention, d % h raises, heads independent, known answers."""
+    run = Run(model, "multi_head", fingerprints, probes)
+    two, Q_K_V = run("multi_head.h2"), run.args("multi_head.h2")[:3]
+    h1_as_attention = {"function": "attention", "args": run.args("multi_head.h1")[:3]}
+    alone = pair_part(run("multi_head.h1", **h1_as_attention), 0)
+    head_1_moved = [[r[:4] + [x + 1.0 for x in r[4:]] for r in M] for M in Q_K_V]
+    return run.report("multi-head attention", [
+        holds("heads.shape", two, lambda v: shape(v) == (4, 8), "(4, 8)", shown=shape_text),
+        answer("heads.one", run("multi_head.h1"), run.own_or_want(alone, "multi_head.h1")),
+        raises("heads.split", run("multi_head.h2", args=Q_K_V + [3]), ValueError),
+        holds("heads.independent", run("multi_head.h2", args=head_1_moved + [2]),
+              lambda v: shape(v) == shape(two) == (4, 8) and close(head_0(v), head_0(two)),
+              "columns 0-3 unchanged", shown=lambda v: "head 0's columns changed"),
+        *run.known_answers("heads.answer", lambda p: {"h": p.args[3], "masked": with_mask(p)}),
+    ])  # fmt: skip
 
 
 # ── step 5 ──
-def check_pos_encoding(model, fingerprints=None):
-    fp = fingerprints or load_fingerprints()
-    checks = []
-    for p in PROBES["pos_encoding"][:2]:
-        n, d = p.args
-        got = call(model, p)
-        sig = signature("pos_encoding", got)
-        checks += [
-            property_check(
-                f"pos_encoding({n}, {d}) is {n} × {d}",
-                is_matrix(got, n, d),
-                got=_failure(got) or str(shape(got)),
-                expected=f"({n}, {d})",
-                hint=HINTS["pe.shape"],
-            ),
-            property_check(
-                f"pos_encoding({n}, {d}): every value lies in [-1, 1]",
-                isinstance(sig, list) and sig[2],
-                got="a value outside [-1, 1]",
-                expected="all within [-1, 1]",
-                hint=HINTS["pe.range"],
-            ),
-            property_check(
-                f"pos_encoding({n}, {d}): no two positions share a row",
-                isinstance(sig, list) and sig[3],
-                got="two equal rows",
-                expected="all rows different",
-                hint=HINTS["pe.distinct"],
-            ),
-        ]
-    pattern = call(model, probe("pos_encoding", "pos_encoding.50x16"))
-    return finish(
-        "positional encoding",
-        "pos_encoding",
-        model,
-        checks,
-        fp,
-        picture_of(lambda m: show_encoding(m, "your pos_encoding(50, 16)"), pattern),
-    )
+def check_pos_encoding(model, fingerprints=None, probes=None):
+    """pos_encoding: n × d, every value in [-1, 1], every position's row different."""
+    run = Run(model, "pos_encoding", fingerprints, probes)
+    checks = [
+        check
+        for probe_id in ("pos_encoding.6x8", "pos_encoding.50x16")
+        for check in encoding_checks(run(probe_id), *run.args(probe_id))
+    ]
+    pattern = run("pos_encoding.50x16")
+    picture = picture_of(lambda m: show_encoding(m, "your pos_encoding(50, 16)"), pattern)
+    return run.report("positional encoding", checks, picture)
+
+
+def encoding_checks(got, n, d):
+    """n × d, every value in [-1, 1], no two rows alike."""
+    facts = _try(lambda v: signature("pos_encoding", v), got)  # [n, d, in range, distinct]
+    return [
+        holds("pe.shape", got, lambda v: is_matrix(v, n, d), f"({n}, {d})", shown=shape_text,
+              n=n, d=d),
+        holds("pe.range", got, lambda v: facts[2], "all within [-1, 1]",
+              shown=lambda v: "a value outside [-1, 1]", n=n, d=d),
+        holds("pe.distinct", got, lambda v: facts[3], "all rows different",
+              shown=lambda v: "two equal rows", n=n, d=d),
+    ]  # fmt: skip
 
 
 # ── step 6 ──
-def check_layer_norm(model, fingerprints=None):
-    fp = fingerprints or load_fingerprints()
-    row = probe("layer_norm", "layer_norm.row")
-    got = call(model, row)
-    ok = shape(got) == (len(row.args[0]),) and not _failure(got)
-    mean = sum(got) / len(got) if ok else None
-    var = sum((x - mean) ** 2 for x in got) / len(got) if ok else None
-    const = call(model, probe("layer_norm", "layer_norm.constant"))
-    checks = [
-        property_check(
-            "returns a vector as long as its input",
-            ok,
-            got=_failure(got) or str(shape(got)),
-            expected=f"({len(row.args[0])},)",
-            hint=HINTS["ln.length"],
-        ),
-        property_check(
-            "the result has mean 0",
-            ok and abs(mean) <= 1e-9,
-            got=f"mean {mean}" if ok else _failure(got),
-            expected="mean 0",
-            hint=HINTS["ln.mean"],
-        ),
-        property_check(
-            "the result has variance 1 (population variance, up to eps)",
-            ok and abs(var - 1.0) <= 1e-4,
-            got=f"variance {var}" if ok else _failure(got),
-            expected="variance ≈ 1",
-            hint=HINTS["ln.variance"],
-        ),
-        answer_check(
-            "a constant vector gives zeros (no division by zero)",
-            const,
-            [0.0] * 4,
-            names=("item",),
-            hint=HINTS["ln.constant"],
-        ),
-    ]
-    for p in PROBES["layer_norm"]:
-        label = f"layer_norm({brief(p.args[0])}" + (
-            f", eps={p.kwargs['eps']})" if p.kwargs else ")"
-        )
-        checks.append(
-            answer_check(
-                f"known answer for {label}",
-                call(model, p),
-                expected("layer_norm", p.id, fp),
-                names=("item",),
-                hint=HINTS["ln.answer"],
-            )
-        )
-    picture = picture_of(lambda v: show_bars({"row": row.args[0], "your layer_norm(row)": v}), got)
-    return finish("layer norm", "layer_norm", model, checks, fp, picture)
+def check_layer_norm(model, fingerprints=None, probes=None):
+    """layer_norm: same length, mean 0, variance 1, zeros for a constant vector, known answers."""
+    run = Run(model, "layer_norm", fingerprints, probes)
+    row = run.args("layer_norm.row")[0]
+    got, n = run("layer_norm.row"), (len(row),)
+    picture = picture_of(lambda v: show_bars({"row": row, "your layer_norm(row)": v}), got)
+    return run.report("layer norm", [
+        holds("ln.length", got, lambda v: shape(v) == n, f"{n}", shown=shape_text),
+        holds("ln.mean", got, lambda v: shape(v) == n and abs(mean(v)) <= 1e-9, "mean 0",
+              shown=lambda v: f"mean {mean(v)}" if shape(v) == n else None),
+        holds("ln.variance", got, lambda v: shape(v) == n and abs(variance(v) - 1.0) <= 1e-4,
+              "variance ≈ 1", shown=lambda v: f"variance {variance(v)}" if shape(v) == n else None),
+        answer("ln.constant", run("layer_norm.constant"), [0.0] * 4, ("item",)),
+        *run.known_answers("ln.answer", ln_fields, names=("item",)),
+    ], picture)  # fmt: skip
 
 
 # ── step 7 ──
-def check_block(model, fingerprints=None):
-    fp = fingerprints or load_fingerprints()
-    masked = probe("block", "block.h4_masked")
-    got = call(model, masked)
-    X = masked.args[0]
-    nudged = X[:-1] + [[x + 1.0 for x in X[-1]]]
-    moved = call(model, masked._replace(args=[nudged, 4]))
-    checks = [
-        property_check(
-            "output has the input's shape (5 × 8)",
-            shape(got) == shape(X),
-            got=_failure(got) or str(shape(got)),
-            expected=str(shape(X)),
-            hint=HINTS["block.shape"],
-        ),
-        property_check(
-            "with a causal mask, changing the last position leaves the earlier rows alone",
-            shape(moved) == shape(X)
-            and shape(got) == shape(X)
-            and close(canonical(moved)[:-1], canonical(got)[:-1]),
-            got="an earlier row changed",
-            expected="rows 0-3 unchanged",
-            hint=HINTS["block.causal"],
-        ),
-    ]
-    for p in PROBES["block"]:
-        checks.append(
-            answer_check(
-                f"known output for X {shape(p.args[0])[0]}×{shape(p.args[0])[1]}, "
-                f"h = {p.args[1]}" + (" with a causal mask" if p.kwargs else ""),
-                call(model, p),
-                expected("block", p.id, fp),
-                hint=HINTS["block.answer"],
-            )
-        )
-    return finish("transformer block", "block", model, checks, fp)
+def check_block(model, fingerprints=None, probes=None):
+    """block: keeps the input's shape, is causal under a causal mask, known answers."""
+    run = Run(model, "block", fingerprints, probes)
+    X, h = run.args("block.h4_masked")
+    got = run("block.h4_masked")
+    last_nudged = run("block.h4_masked", args=[X[:-1] + [[x + 1.0 for x in X[-1]]], h])
+    return run.report("transformer block", [
+        holds("block.shape", got, lambda v: shape(v) == shape(X), str(shape(X)),
+              shown=shape_text),
+        holds("block.causal", last_nudged, lambda v: shape(v) == shape(got) == shape(X)
+              and close(all_but_last(v), all_but_last(got)), "rows 0-3 unchanged",
+              shown=lambda v: "an earlier row changed"),
+        *run.known_answers("block.answer", block_fields),
+    ])  # fmt: skip
 
 
 # The earlier steps each checkpoint's function calls: a failure there shows up here too.
