@@ -9,6 +9,7 @@ from .progress import progress
 
 
 def main(argv):
+    """`python -m checkpoints progress`: the progress view in a terminal."""
     if argv != ["progress"]:
         raise SystemExit("usage: python -m checkpoints progress")
     print(repr(progress()))

@@ -13,6 +13,7 @@ SCALE_FILE, PERM_FILE, NOTES_FILE = "02-scale.txt", "05-perm.txt", "08-notes.md"
 
 
 def largest_weight(weights):
+    """max over all weights: near 1/n when attention spreads, near 1 when it picks one key."""
     return max(max(row) for row in weights)
 
 
@@ -42,10 +43,12 @@ def scale_picture(attention, n=8, d=64, seed=0):
 
 
 def permute(rows, order):
+    """P X: the rows of X in a new order."""
     return [rows[k] for k in order]
 
 
 def largest_gap(A, B):
+    """max |A - B| over all entries."""
     return max(abs(a - b) for ra, rb in zip(A, B) for a, b in zip(ra, rb))
 
 
@@ -76,6 +79,7 @@ def read_fields(text):
 
 
 def read_artifact(name, folder=OUTPUTS):
+    """The text of outputs/<name>, or None when it does not exist."""
     path = os.path.join(folder, name)
     if not os.path.exists(path):
         return None
@@ -96,6 +100,7 @@ def agrees(got, want):
 
 
 def check_scale(model, folder=OUTPUTS):
+    """outputs/02-scale.txt: both numbers, as the learner's attention gives them, apart by ≥ 0.1."""
     text = read_artifact(SCALE_FILE, folder)
     checks = [
         Check(
@@ -147,6 +152,7 @@ def check_scale(model, folder=OUTPUTS):
 
 
 def check_perm(model, folder=OUTPUTS):
+    """outputs/05-perm.txt: ≈ 0 without positions, clearly not with them, as computed."""
     text = read_artifact(PERM_FILE, folder)
     checks = [
         Check(
@@ -213,10 +219,12 @@ FOUR_TIMES = re.compile(r"(4|four)\s*(×|x\b|times|배|倍|-fold)", re.IGNORECAS
 
 
 def numbers_in(text):
+    """Every number written with a decimal point (0.25, 1.5e-07) in the text, as floats."""
     return [float(m) for m in re.findall(r"-?\d+\.\d+(?:[eE]-?\d+)?", text)]
 
 
 def check_notes(model, folder=OUTPUTS):
+    """outputs/08-notes.md: three ideas in the learner's words, and the 4× growth."""
     text = read_artifact(NOTES_FILE, folder)
     checks = [
         Check(

@@ -49,6 +49,7 @@ def first_difference(got, want, tol=TOLERANCE, path=()):
 
 
 def close(got, want, tol=TOLERANCE):
+    """True when got matches want everywhere, to tol."""
     return first_difference(got, want, tol) is None
 
 

@@ -37,12 +37,14 @@ def signature(checkpoint, value):
 
 
 def same_signature(got, stored):
+    """One probe's answer matches a stored one (any exception matches any exception)."""
     if isinstance(stored, dict) and "raises" in stored:
         return isinstance(got, dict) and "raises" in got  # any exception counts as the same failure
     return close(got, stored)
 
 
 def load_fingerprints(path=FINGERPRINTS_FILE):
+    """{checkpoint: {correct: answers, mistakes: {name: answers}}} from fingerprints.json."""
     with open(path, encoding="utf-8") as f:
         return json.load(f)
 

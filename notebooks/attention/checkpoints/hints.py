@@ -16,6 +16,7 @@ class Hint:
     formula: str  # tier 3: the formula or line itself
 
     def tiers(self):
+        """The three tiers, gentlest first."""
         return (self.why, self.where, self.formula)
 
 

@@ -43,6 +43,7 @@ def step_number(name):
 
 
 def marker(name):
+    """The comment line that opens a step's section in model.py."""
     return f"# ── step {step_number(name)}: {name} " + "─" * 40
 
 

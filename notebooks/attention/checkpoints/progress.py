@@ -37,10 +37,12 @@ class Item:
 
     @property
     def notebook(self):
+        """The notebook where this item is built."""
         return NOTEBOOKS[self.name] + ".ipynb"
 
 
 def checkpoint_item(name, model):
+    """How one function's checkpoint stands on model.py."""
     if model is None or not hasattr(model, name):
         why = broken_message(model, name) if model is not None else None
         return Item(name, "fails" if why else "not started", why or "")
@@ -55,6 +57,7 @@ def checkpoint_item(name, model):
 
 
 def artifact_item(filename, model, folder=OUTPUTS):
+    """How one artifact in outputs/ stands."""
     if not os.path.exists(os.path.join(folder, filename)):
         return Item(filename, "not started")
     if model is None or not all(hasattr(model, n) for n in ARTIFACT_NEEDS[filename]):
@@ -77,6 +80,7 @@ class Progress:
     items: tuple
 
     def next_step(self):
+        """What to do next: the first item that does not hold yet, or that all are done."""
         todo = next((i for i in self.items if i.status != "holds"), None)
         if todo is None:
             return "every checkpoint holds: you are done. Well done!"

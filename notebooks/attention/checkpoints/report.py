@@ -95,18 +95,22 @@ class Report:
 
     @property
     def passed(self):
+        """Every check held."""
         return all(c.passed for c in self.checks)
 
     @property
     def failed(self):
+        """The checks that did not hold."""
         return [c for c in self.checks if not c.passed]
 
     def summary(self):
+        """One line: all checks hold, or how many fail."""
         if self.passed:
             return f"{self.title}: all {len(self.checks)} checks hold"
         return f"{self.title}: {len(self.failed)} of {len(self.checks)} checks fail"
 
     def diagnosis_lines(self):
+        """The catalogued mistake that fits (its fix on request), or the note."""
         # with a failing prerequisite, a catalogue match here would blame the wrong step
         if self.passed or self.prerequisite:
             return []

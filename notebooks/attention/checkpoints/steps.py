@@ -104,9 +104,11 @@ class Run:
         return call(self.model, self.probes[probe_id].but(**changes))
 
     def args(self, probe_id):
+        """The arguments a probe passes."""
         return self.probes[probe_id].args
 
     def want(self, probe_id):
+        """The correct answer stored for a probe."""
         return expected(self.checkpoint, probe_id, self.fingerprints)
 
     def own_or_want(self, value, probe_id):
@@ -132,14 +134,17 @@ class Run:
 
 
 def pick(value, part):
+    """The whole value, or one part of a pair."""
     return value if part is None else pair_part(value, part)
 
 
 def sizes(matrix):
+    """ "3×4"."""
     return "×".join(map(str, shape(matrix)))
 
 
 def with_mask(probe):
+    """How a check label says that a probe passes a mask."""
     return " with a causal mask" if probe.kwargs else ""
 
 
@@ -147,18 +152,22 @@ def with_mask(probe):
 
 
 def shape_text(v):
+    """ "(4, 8)": the shape of what the learner returned."""
     return str(shape(v))
 
 
 def row_sums(weights):
+    """Σ_j weights[i][j] for each row i."""
     return brief([sum(row) for row in weights])
 
 
 def sum_shown(v):
+    """ "sum 1.23", or the value itself when it has no sum."""
     return f"sum {sum(v) if shape(v) else v!r}"
 
 
 def qk_sizes(p):
+    """The sizes of Q and K in an attention probe."""
     return {"q": sizes(p.args[0]), "k": sizes(p.args[1])}
 
 
@@ -168,14 +177,17 @@ def head_0(M):
 
 
 def ln_fields(p):
+    """The row and any eps of a layer-norm probe."""
     return {"row": brief(p.args[0]), "eps": "".join(f", eps={e}" for e in p.kwargs.values())}
 
 
 def all_but_last(M):
+    """Every row but the last: the positions before the one that changed."""
     return canonical(M)[:-1]
 
 
 def block_fields(p):
+    """The size of X, h and the mask of a block probe."""
     return {"x": sizes(p.args[0]), "h": p.args[1], "masked": with_mask(p)}
 
 
