@@ -1,10 +1,12 @@
 """The whole nbgrader configuration of the course. nbgrader_config.py only loads this file.
 
 Layout nbgrader sees (paths relative to the repository root):
-    notebooks/attention/*.ipynb      the master notebooks (source)    -> release/attention/ (student edition)
-    submitted/<student>/attention/   what learners hand in             -> autograded/, feedback/
+    notebooks/attention/*.ipynb      the master notebooks (source)
+                                     -> release/attention/ (student edition)
+    submitted/<student>/attention/   what learners hand in  -> autograded/, feedback/
     gradebook.db                     the SQLite gradebook
-    judged/<student>/*.json          the judge's verdicts and the problems found (grades.csv reads them)
+    judged/<student>/*.json          the judge's verdicts and the problems found
+                                     (grades.csv reads them)
 
 The assignment is named on the command line, as in nbgrader's docs: `nbgrader autograde attention`.
 Scores come from the judge (grading/judge.py) through the JudgeCells preprocessor, never from what
@@ -15,17 +17,23 @@ import os
 import sys
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
+# nbgrader execs this file from its own script (cwd is not on sys.path): the course's packages,
+# checkpoints/ (the learner's file names, below) and grading/ (the preprocessors), import from ROOT.
+if ROOT not in sys.path:
+    sys.path.insert(0, ROOT)
+
+from checkpoints.artifacts import ARTIFACT_CHECKS, OUTPUTS  # noqa: E402
+from checkpoints.modelfile import MODEL_FILE  # noqa: E402
+
 ASSIGNMENT = "attention"
 SOURCE_DIR = "notebooks"
 EXPORT_CSV = "gradebook-export.csv"  # `nbgrader export`; `make grades` writes grades.csv
 
 # Files the learner produces: graded as submitted, never replaced by the source versions.
-LEARNER_FILES = ["model.py", "outputs/02-scale.txt", "outputs/05-perm.txt", "outputs/08-notes.md"]
+LEARNER_FILES = [MODEL_FILE] + [f"{OUTPUTS}/{name}" for name in ARTIFACT_CHECKS]
 
 
 def configure(c):
-    if ROOT not in sys.path:  # nbgrader imports the course's preprocessors from grading/
-        sys.path.insert(0, ROOT)
     from nbconvert.preprocessors import ClearMetadataPreprocessor
     from nbgrader import preprocessors as nbp
 
@@ -62,13 +70,16 @@ def configure(c):
     ]
     c.Execute.timeout = 30  # seconds per cell; an infinite loop costs only its own cell
     c.Execute.interrupt_on_timeout = True
-    # Feedback pages render their maths offline: grading/feedback.py puts a copy of MathJax beside them
-    # and points the pages at it.
+    # Feedback pages render their maths offline: grading/feedback.py puts a copy of MathJax beside
+    # them and points the pages at it.
     c.GenerateFeedback.post_convert_hook = "grading.feedback.nbgrader_hook"
     c.ExportApp.plugin_class = "nbgrader.plugins.CsvExportPlugin"
     c.CsvExportPlugin.to = EXPORT_CSV
     c.ClearSolutions.code_stub = {
-        "python": '# YOUR CODE HERE\nraise NotImplementedError("replace this line with your code, then run the cell")'
+        "python": (
+            "# YOUR CODE HERE\n"
+            'raise NotImplementedError("replace this line with your code, then run the cell")'
+        )
     }
 
 

@@ -1,4 +1,4 @@
-"""Grading a class: autograde every submission with progress, export a grade table, build a demo class.
+"""Grading a class: autograde every submission with progress, export grades, build a demo class.
 
 python -m grading.classroom autograde   # every student in submitted/, one at a time, with progress
 python -m grading.classroom feedback    # feedback HTML for every graded student
@@ -46,7 +46,10 @@ def students():
 
 
 def autograde(names=None):
-    """Autograde submissions one student at a time (intake, sandboxed kernel, judge), with progress."""
+    """Autograde submissions one student at a time, with progress.
+
+    Each goes through intake, the sandboxed kernel and the judge.
+    """
     names = names or students()
     if not names:
         raise SystemExit("no submissions: put them in submitted/<student>/attention/")
@@ -62,7 +65,8 @@ def autograde(names=None):
         save_failure(student, failure)
         status = "ok" if done.returncode == 0 else "FAILED"
         print(
-            f"[{k}/{len(names)}] {student}: autograded in {time.perf_counter() - t:.1f} s, {status}",
+            f"[{k}/{len(names)}] {student}: "
+            f"autograded in {time.perf_counter() - t:.1f} s, {status}",
             flush=True,
         )
         for problem in problems_of(student):
@@ -97,7 +101,10 @@ def records(student):
 
 
 def problems_of(student):
-    """Every sentence about one submission: intake, repairs, kernel deaths, model.py, nbgrader itself."""
+    """Every sentence about one submission.
+
+    They come from intake, repairs, kernel deaths, model.py and nbgrader itself.
+    """
     said = intake.load(student)
     for record in records(student).values():
         said += record["problems"]
@@ -176,9 +183,10 @@ def defined_step(source):
 
 
 def write_submission(student, replace=None, steps=None):
-    """A simulated learner: the student edition solved up to `steps` (with replace's bugs), saved as they would.
+    """A simulated learner: the student edition solved, saved as a learner would save it.
 
-    model.py is built from the filled notebooks' own cells, exactly as their save cells would build it.
+    Solved up to `steps` (all steps if None), with replace's bugs. model.py is built from the
+    filled notebooks' own cells, exactly as their save cells would build it.
     """
     from checkpoints.modelfile import STEPS, ensure_model, save_section
 
@@ -211,7 +219,7 @@ def write_submission(student, replace=None, steps=None):
 
 
 def write_outputs(dest, model_path):
-    """The three artifacts, from the submission's own functions, as the notebooks would write them."""
+    """The three artifacts, from the submission's own functions, as the notebooks write them."""
     from checkpoints.artifacts import (
         NOTES_FILE,
         PERM_FILE,
@@ -261,11 +269,14 @@ def demo_class():
 
 
 def name_students(made):
-    """Give the demo students names in the gradebook, so the formgrader lists people, not 'None, None'."""
+    """Give the demo students names in the gradebook.
+
+    Then the formgrader lists people, not 'None, None'.
+    """
     from nbgrader.api import Gradebook
 
     with Gradebook(f"sqlite:///{os.path.join(ROOT, 'gradebook.db')}") as gb:
-        for student, what in made.items():
+        for student in made:
             gb.update_or_create_student(
                 student,
                 first_name="Demo",

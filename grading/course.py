@@ -34,7 +34,10 @@ def folder_size(path):
 
 
 def release():
-    """Build the student edition; refuse if the master folder holds learner files (they would ship)."""
+    """Build the student edition; refuse if the master folder holds learner files.
+
+    Learner files in the master folder (model.py, outputs/) would ship with the student edition.
+    """
     leftovers = [n for n in ("model.py", "outputs") if os.path.exists(os.path.join(SOURCE, n))]
     if leftovers:
         raise SystemExit(
@@ -62,6 +65,23 @@ def solution_cells(folder=SOURCE):
     return cells
 
 
+def fill(book, solutions, replace=None):
+    """A learner's notebook: the student edition with its solution cells written as the masters do.
+
+    replace maps a function name to buggy code; a cell defining it gets that version instead.
+    """
+    from grading.mistakes import replace_function
+
+    for cell in book.cells:
+        gid = cell.metadata.get("nbgrader", {}).get("grade_id")
+        if gid in solutions:
+            cell.source = solutions[gid]
+            for function, code in (replace or {}).items():
+                if f"def {function}(" in cell.source:
+                    cell.source = replace_function(cell.source, function, code)
+    return book
+
+
 def workspace(dest=WORKSPACE):
     """Copy the student edition into dest without touching anything the learner already has."""
     from checkpoints.modelfile import ensure_model
@@ -81,7 +101,8 @@ def workspace(dest=WORKSPACE):
             shutil.copy(source, target)
     ensure_model(os.path.join(dest, "model.py"))
     print(
-        f"workspace ready in {os.path.relpath(dest, ROOT)}/ ({kept} of your notebooks kept as they were)"
+        f"workspace ready in {os.path.relpath(dest, ROOT)}/ "
+        f"({kept} of your notebooks kept as they were)"
     )
     return dest
 
@@ -99,20 +120,3 @@ def main(argv):
 
 if __name__ == "__main__":
     main(sys.argv[1:])
-
-
-def fill(book, solutions, replace=None):
-    """A learner's notebook: the student edition with its solution cells written as the masters do.
-
-    replace maps a function name to buggy code; a cell defining it gets that version instead.
-    """
-    from grading.mistakes import replace_function
-
-    for cell in book.cells:
-        gid = cell.metadata.get("nbgrader", {}).get("grade_id")
-        if gid in solutions:
-            cell.source = solutions[gid]
-            for function, code in (replace or {}).items():
-                if f"def {function}(" in cell.source:
-                    cell.source = replace_function(cell.source, function, code)
-    return book

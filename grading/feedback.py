@@ -1,9 +1,10 @@
-"""Feedback pages that render their maths offline: a small copy of MathJax beside each student's pages.
+"""Feedback pages that render their maths offline: a copy of MathJax beside each student's pages.
 
 nbconvert's HTML loads MathJax from a CDN, so feedback opened without a network shows raw `$$…$$`.
 `make mathjax` (part of the environment set-up) unpacks MathJax 2.7.9 from the npm registry into
 .venv/mathjax; after nbgrader writes a student's pages, this hook copies the files they need (about
-1.4 MB) into feedback/<student>/attention/mathjax/ and points the pages' MathJax script at that copy.
+1.4 MB) into feedback/<student>/attention/mathjax/ and points the pages' MathJax script at that
+copy.
 """
 
 import glob
@@ -31,7 +32,10 @@ NEEDED = [
 
 
 def copy_mathjax(dest):
-    """Copy the MathJax files the pages need into dest/mathjax (nothing if MathJax was not set up)."""
+    """Copy the MathJax files the pages need into dest/mathjax.
+
+    Return False, copying nothing, if MathJax was not set up.
+    """
     if not os.path.isdir(MATHJAX):
         return False
     for rel in NEEDED:

@@ -1,4 +1,6 @@
-"""Build checkpoints/fingerprints.json: how the reference and every catalogued mistake answer each probe.
+"""Build checkpoints/fingerprints.json.
+
+It records how the reference and every catalogued mistake answer each probe.
 
 python -m grading.fingerprints          # rewrite the file
 python -m grading.fingerprints --check  # exit 1 if the committed file is stale

@@ -66,7 +66,10 @@ def read_notebooks(folder):
 
 
 def intake(folder):
-    """Repair one submission folder in place (originals kept); return what was wrong, in plain words."""
+    """Repair one submission folder in place (originals kept).
+
+    Return what was wrong, in plain words.
+    """
     if not os.path.isdir(folder):
         return [f"no {ASSIGNMENT}/ folder in this submission: nothing to grade"]
     problems = remove_links(folder)
@@ -115,9 +118,10 @@ def load(student):
 
 
 def nbgrader_hook(assignment, student, notebooks):
-    """Autograde.pre_convert_hook: intake the folder the listed notebooks come from; list the repaired ones.
+    """Autograde.pre_convert_hook: intake the folder the listed notebooks come from.
 
-    nbgrader passes the student pattern ("*"), so the folder is found from the notebooks' paths.
+    The list is then replaced by the repaired notebooks. nbgrader passes the student pattern ("*"),
+    so the folder is found from the notebooks' paths.
     """
     if not notebooks:
         return

@@ -14,7 +14,10 @@ UNDERLAY = USES
 
 
 def underlay(model, checkpoint):
-    """Replace the earlier steps' functions in the learner's module by the reference's; return it."""
+    """Replace the earlier steps' functions in the learner's module by the reference's.
+
+    Return the module.
+    """
     ref = reference()
     for name in UNDERLAY[checkpoint]:
         setattr(model, name, getattr(ref, name))

@@ -52,7 +52,8 @@ def attention(Q, K, V, mask=None):
 def attention(Q, K, V, mask=None):
     scores = [[dot(q, k) for k in K] for q in Q]
     if mask is not None:
-        scores = [[s if m else -math.inf for s, m in zip(row, mrow)] for row, mrow in zip(scores, mask)]
+        scores = [[s if m else -math.inf for s, m in zip(row, mrow)]
+                  for row, mrow in zip(scores, mask)]
     weights = [softmax(row) for row in scores]
     out = [[sum(w * v[c] for w, v in zip(row, V)) for c in range(len(V[0]))] for row in weights]
     return out, weights
@@ -118,7 +119,8 @@ def attention(Q, K, V, mask=None):
         """
 def attention(Q, K, V, mask=None):
     weights = [softmax([dot(q, k) / math.sqrt(len(K[0])) for k in K]) for q in Q]
-    out = [[sum(w * V[c][j] for j, w in enumerate(row)) for c in range(len(V[0]))] for row in weights]
+    out = [[sum(w * V[c][j] for j, w in enumerate(row)) for c in range(len(V[0]))]
+           for row in weights]
     return out, weights
 """,
     ),
@@ -212,7 +214,8 @@ def multi_head(Q, K, V, h, mask=None):
     if d % h:
         raise ValueError("d must be divisible by h")
     w = d // h
-    heads = [attention([r[k:k + w] for r in Q], [r[k:k + w] for r in K], [r[k:k + w] for r in V], mask)[0]
+    heads = [attention([r[k:k + w] for r in Q], [r[k:k + w] for r in K],
+                       [r[k:k + w] for r in V], mask)[0]
              for k in range(0, d, w)]
     return [[sum(head[i][c] for head in heads) for c in range(w)] for i in range(len(Q))]
 """,
@@ -225,7 +228,8 @@ def multi_head(Q, K, V, h, mask=None):
     if d % h:
         raise ValueError("d must be divisible by h")
     w = d // h
-    heads = [attention([r[k:k + w] for r in Q], [r[k:k + w] for r in K], [r[k:k + w] for r in V], mask)[0]
+    heads = [attention([r[k:k + w] for r in Q], [r[k:k + w] for r in K],
+                       [r[k:k + w] for r in V], mask)[0]
              for k in range(0, d, w)]
     return [[sum(head[i][c] for head in heads) / h for c in range(w)] for i in range(len(Q))]
 """,
@@ -254,14 +258,16 @@ def pos_encoding(n, d):
         "pos_encoding",
         """
 def pos_encoding(n, d):
-    return [[math.sin(c / d) if c % 2 == 0 else math.cos(c / d) for c in range(d)] for p in range(n)]
+    return [[math.sin(c / d) if c % 2 == 0 else math.cos(c / d) for c in range(d)]
+            for p in range(n)]
 """,
     ),
     "pos_encoding.transposed": (
         "pos_encoding",
         """
 def pos_encoding(n, d):
-    return [[math.sin(p / 10000 ** ((c - c % 2) / d)) if c % 2 == 0 else math.cos(p / 10000 ** ((c - c % 2) / d))
+    return [[math.sin(p / 10000 ** ((c - c % 2) / d)) if c % 2 == 0
+             else math.cos(p / 10000 ** ((c - c % 2) / d))
              for p in range(n)] for c in range(d)]
 """,
     ),
@@ -396,7 +402,8 @@ def attention(Q, K, V, mask=None):
 def attention(Q, K, V, mask=None):
     scores = [[dot(q, k) / math.sqrt(len(K[0])) for k in K] for q in Q]
     if mask is not None:
-        scores = [[-math.inf if m else s for s, m in zip(row, mrow)] for row, mrow in zip(scores, mask)]
+        scores = [[-math.inf if m else s for s, m in zip(row, mrow)]
+                  for row, mrow in zip(scores, mask)]
     weights = [softmax(row) for row in scores]
     out = [[sum(w * v[c] for w, v in zip(row, V)) for c in range(len(V[0]))] for row in weights]
     return out, weights
@@ -417,7 +424,8 @@ def multi_head(Q, K, V, h, mask=None):
     if d % h:
         raise ValueError("d must be divisible by h")
     w = d // h
-    heads = [attention([r[k:k + w] for r in Q], [r[k:k + w] for r in K], [r[k:k + w] for r in V], mask)[0]
+    heads = [attention([r[k:k + w] for r in Q], [r[k:k + w] for r in K],
+                       [r[k:k + w] for r in V], mask)[0]
              for k in range(0, d, w)]
     return [[x for head in reversed(heads) for x in head[i]] for i in range(len(Q))]
 """,
@@ -430,7 +438,8 @@ def multi_head(Q, K, V, h, mask=None):
     if d % h:
         raise ValueError("d must be divisible by h")
     w = d // h
-    heads = [attention([r[k:k + w] for r in Q], [r[k:k + w] for r in K], [r[k:k + w] for r in V], mask)[0]
+    heads = [attention([r[k:k + w] for r in Q], [r[k:k + w] for r in K],
+                       [r[k:k + w] for r in V], mask)[0]
              for k in range(0, d, w)]
     mean = [[sum(head[i][c] for head in heads) / h for c in range(w)] for i in range(len(Q))]
     return [row * h for row in mean]
@@ -524,7 +533,8 @@ def attention(Q, K, V, mask=None):
     scores = [[sum(a * b for a, b in zip(q, k)) / math.sqrt(d_k) for k in K] for q in Q]
     columns = [softmax(list(col)) for col in zip(*scores)]
     weights = [list(row) for row in zip(*columns)]
-    out = [[sum(weights[i][j] * V[j][c] for j in range(len(V))) for c in range(len(V[0]))] for i in range(len(Q))]
+    out = [[sum(weights[i][j] * V[j][c] for j in range(len(V))) for c in range(len(V[0]))]
+           for i in range(len(Q))]
     return out, weights
 """,
         )
@@ -540,7 +550,8 @@ def attention(Q, K, V, mask=None):
         if mask is not None:
             row = [-math.inf if not mask[i][j] else s for j, s in enumerate(row)]
         weights.append(softmax(row))
-    out = [[sum(weights[i][j] * V[j][c] for j in range(len(V))) for c in range(len(V[0]))] for i in range(len(Q))]
+    out = [[sum(weights[i][j] * V[j][c] for j in range(len(V))) for c in range(len(V[0]))]
+           for i in range(len(Q))]
     return out, weights
 """,
         )
@@ -732,7 +743,8 @@ def attention(Q, K, V, mask=None):
     weights = []
     for q in Q:
         weights.append(softmax([dot(q, k) / scale for k in K]))
-    out = [[sum(weights[i][j] * V[j][c] for j in range(len(V))) for c in range(len(V[0]))] for i in range(len(Q))]
+    out = [[sum(weights[i][j] * V[j][c] for j in range(len(V))) for c in range(len(V[0]))]
+           for i in range(len(Q))]
     return out, weights
 """,
         )
@@ -753,7 +765,8 @@ def multi_head(Q, K, V, h, mask=None):
         v_k = [r[k * w:(k + 1) * w] for r in V]
         scores = [[dot(q, kk) / math.sqrt(d) for kk in k_k] for q in q_k]
         if mask is not None:
-            scores = [[s if m else -math.inf for s, m in zip(row, mr)] for row, mr in zip(scores, mask)]
+            scores = [[s if m else -math.inf for s, m in zip(row, mr)]
+                      for row, mr in zip(scores, mask)]
         weights = [softmax(row) for row in scores]
         for i, row in enumerate(weights):
             out[i] += [sum(row[j] * v_k[j][c] for j in range(len(v_k))) for c in range(w)]
@@ -1036,7 +1049,8 @@ def attention(Q, K, V, mask=None):
     weights = []
     for q in Q:
         weights.append(softmax([sum(a * b for a, b in zip(q, v)) / math.sqrt(d_k) for v in V]))
-    out = [[sum(weights[i][j] * V[j][c] for j in range(len(V))) for c in range(len(V[0]))] for i in range(len(Q))]
+    out = [[sum(weights[i][j] * V[j][c] for j in range(len(V))) for c in range(len(V[0]))]
+           for i in range(len(Q))]
     return out, weights
 """,
         )
@@ -1185,7 +1199,10 @@ def replace_function(source, function, new_code):
 
 
 def buggy_source(name, base=None, spelling=0):
-    """A whole model.py that carries exactly the named mistake (spelling 0 is BUGGY's, 1… SPELLINGS')."""
+    """A whole model.py that carries exactly the named mistake.
+
+    Spelling 0 is BUGGY's version, 1… are SPELLINGS'.
+    """
     function, code = ([BUGGY[name]] + SPELLINGS.get(name, []))[spelling]
     return replace_function(base if base is not None else reference_source(), function, code)
 

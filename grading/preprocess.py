@@ -1,4 +1,6 @@
-"""nbgrader's side of trusted grading: three preprocessors and the intake hook, wired in grader_config.py.
+"""nbgrader's side of trusted grading: three preprocessors and the intake hook.
+
+Wired in grader_config.py:
 
     sanitize:  RepairCells        stray or duplicated nbgrader metadata becomes an ordinary cell
     autograde: SandboxedExecute   the learner's notebook runs in a bubblewrap sandbox; a dead kernel
@@ -40,7 +42,7 @@ def add_problem(resources, sentence):
 
 
 class RepairCells(NbGraderPreprocessor):
-    """Keep nbgrader metadata only on the cells the source notebook has, once each, as the source has it.
+    """Keep nbgrader metadata only on the source notebook's cells, once each, as the source has it.
 
     An extra cell with grade metadata, a duplicated or re-pointed grade id, or metadata in an old
     format would make nbgrader drop the whole submission; here such a cell becomes an ordinary
@@ -92,7 +94,9 @@ class RepairCells(NbGraderPreprocessor):
 
 
 def restore_missing(nb, source, present, resources):
-    """Put back every graded or locked cell of the source that the submission lacks, after its neighbour.
+    """Put back every graded or locked cell of the source that the submission lacks.
+
+    Each goes back after its neighbour.
 
     (nbgrader's own add_missing_cells fails when the cell before a missing one is locked but not
     graded, and then drops the whole submission.)
@@ -122,7 +126,10 @@ def restore_missing(nb, source, present, resources):
 
 
 def remember_problems(resources):
-    """Sanitize and autograde are two passes with two resources dicts: keep problems on disk between."""
+    """Keep problems on disk between sanitize and autograde.
+
+    They are two passes with two resources dicts.
+    """
     info = resources["nbgrader"]
     path = record_path(info["student"], info["notebook"]) + ".sanitize"
     os.makedirs(os.path.dirname(path), exist_ok=True)
@@ -168,7 +175,10 @@ class SandboxedKernelManager(AsyncKernelManager):
 
 
 class SandboxedExecute(Execute):
-    """nbgrader's Execute with the kernel in the sandbox; a kernel that dies does not drop the submission."""
+    """nbgrader's Execute with the kernel in the sandbox.
+
+    A kernel that dies does not drop the submission.
+    """
 
     def create_kernel_manager(self):
         km = super().create_kernel_manager()
@@ -200,8 +210,8 @@ class SandboxedExecute(Execute):
             if sandbox.as_root() and not sandbox.unsafe():
                 sandbox.chown_tree(self._writable, *owner)
             shutil.rmtree(self._runtime, ignore_errors=True)
-            # A link the kernel made would make generate_feedback copy whatever it points at (say the
-            # instructor's grading/hidden.py) into the learner's feedback folder.
+            # A link the kernel made would make generate_feedback copy whatever it points at (say
+            # the instructor's grading/hidden.py) into the learner's feedback folder.
             for problem in remove_links(self._writable):
                 add_problem(
                     resources, f"{resources['nbgrader']['notebook']}: while it ran, {problem}"
@@ -214,7 +224,10 @@ _current = {}  # the one Judgement alive: nbgrader grades a student's notebooks 
 
 
 def judgement_for(student):
-    """The Judgement of this student's model.py and outputs/, shared by their notebooks; others closed."""
+    """The Judgement of this student's model.py and outputs/, shared by their notebooks.
+
+    Any other Judgement is closed.
+    """
     folder = os.path.join(SUBMITTED, student, ASSIGNMENT)
     key = (student, judge.fingerprint(folder))
     if key not in _current:
@@ -244,7 +257,10 @@ def verdict_outputs(verdict):
 
 
 class JudgeCells(NbGraderPreprocessor):
-    """Replace every graded cell's outputs with the judge's verdict; keep the judge's record for grades.csv."""
+    """Replace every graded cell's outputs with the judge's verdict.
+
+    The judge's record is kept for grades.csv.
+    """
 
     def preprocess(self, nb, resources):
         info = resources["nbgrader"]
@@ -267,7 +283,10 @@ class JudgeCells(NbGraderPreprocessor):
 
 
 def relevant(problems, cells):
-    """The submission's model.py problems that concern this notebook's cells (each said once, where it costs)."""
+    """The submission's model.py problems that concern this notebook's cells.
+
+    Each is said once, where it costs.
+    """
     names = {judge.CELLS[g][1] for g in cells}
     return [
         p

@@ -49,13 +49,16 @@ def as_root():
 
 
 def python_home():
-    """The folders the grading Python needs: the environment (venv) and the interpreter it points at."""
+    """The folders the grading Python needs: the venv and the interpreter it points at."""
     folders = {sys.prefix, sys.base_prefix, os.path.dirname(os.path.realpath(sys.executable))}
     return sorted(f for f in folders if f)
 
 
 def user_processes():
-    """How many processes (threads included) this uid runs now: the process limit counts them all."""
+    """How many processes (threads included) this uid runs now.
+
+    The process limit counts them all.
+    """
     count = 0
     for pid in os.listdir("/proc"):
         try:
@@ -96,7 +99,10 @@ def drop_to_sandbox_uid():
 
 
 def parents_to_create(folder, bound):
-    """--dir arguments for folder's parents that no bound tree provides, made 0755 (bwrap makes 0700)."""
+    """--dir arguments for folder's parents that no bound tree provides.
+
+    They are made 0755 (bwrap would make them 0700).
+    """
     cmd, parts = [], folder.strip("/").split("/")
     for k in range(1, len(parts)):
         parent = "/" + "/".join(parts[:k])
@@ -108,7 +114,10 @@ def parents_to_create(folder, bound):
 
 
 def system_binds():
-    """The system, read-only: only these trees exist inside (merged-/usr symlinks recreated as links)."""
+    """The system, read-only: only these trees exist inside.
+
+    Merged-/usr symlinks are recreated as links.
+    """
     cmd, bound = [], []
     for path in SYSTEM:
         if os.path.islink(path):
@@ -120,7 +129,7 @@ def system_binds():
 
 
 def bwrap(writable=None, env=None, extra_binds=()):
-    """bubblewrap arguments: only the system and the Python environment, read-only; one writable folder.
+    """bubblewrap arguments: only the system and Python environment, read-only; one writable folder.
 
     Nothing else of the machine exists inside: not the course root, not /home or /root, not /work,
     /srv or /opt (unless the Python environment lives there), so no copy of the reference anywhere
@@ -186,24 +195,31 @@ def problem():
     except (OSError, subprocess.TimeoutExpired) as err:
         return f"bubblewrap could not start: {err}"
     if done.returncode != 0 or done.stdout.strip() != "sandboxed":
-        return f"bubblewrap could not start a sandbox here: {done.stderr.strip()[-300:] or done.returncode}"
+        return (
+            "bubblewrap could not start a sandbox here: "
+            f"{done.stderr.strip()[-300:] or done.returncode}"
+        )
     return None
 
 
 def require():
-    """Raise SandboxUnavailable unless the sandbox works here or the instructor chose to grade unsafely."""
+    """Raise SandboxUnavailable unless the sandbox works or the instructor chose unsafe grading."""
     if unsafe():
         return
     why = problem()
     if why:
         raise SandboxUnavailable(
-            f"grading refused: {why}. Learner code must not run unconfined. Fix the machine, or set "
-            f"{UNSAFE_FLAG}=1 (make autograde UNSAFE=1) to grade without the sandbox; grades.csv will say so."
+            f"grading refused: {why}. Learner code must not run unconfined. "
+            f"Fix the machine, or set {UNSAFE_FLAG}=1 (make autograde UNSAFE=1) "
+            "to grade without the sandbox; grades.csv will say so."
         )
 
 
 def hand_over(folder):
-    """Give the sandbox uid ownership of a folder or file (the kernel writes there); return the old owner."""
+    """Give the sandbox uid ownership of a folder or file (the kernel writes there).
+
+    Return the old owner.
+    """
     st = os.stat(folder)
     if as_root() and not unsafe():
         chown_tree(folder, SANDBOX_UID, SANDBOX_UID)

@@ -32,7 +32,10 @@ def open_channel():
 
 
 def plain(value, depth=0):
-    """Learner results as JSON data: lists, floats (subclasses read as plain floats), ints, bools, None."""
+    """Learner results as JSON data: lists, floats, ints, bools, None.
+
+    Float subclasses read as plain floats.
+    """
     if depth > 20:
         return {"object": "nested too deep"}
     if value is None or type(value) is bool or type(value) is str:

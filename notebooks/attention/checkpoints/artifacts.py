@@ -99,114 +99,81 @@ def agrees(got, want):
     return got is not None and numbers_close(got, want)
 
 
+def artifact_report(filename, folder, how_to_make, checks_of_text):
+    """The report on one artifact: that it exists, then the checks its text must pass."""
+    text = read_artifact(filename, folder)
+    exists = Check(f"{OUTPUTS}/{filename} exists", text is not None, hint=how_to_make)
+    return Report(f"artifact {filename}", [exists, *([] if text is None else checks_of_text(text))])
+
+
 def check_scale(model, folder=OUTPUTS):
     """outputs/02-scale.txt: both numbers, as the learner's attention gives them, apart by ≥ 0.1."""
-    text = read_artifact(SCALE_FILE, folder)
-    checks = [
-        Check(
-            f"{OUTPUTS}/{SCALE_FILE} exists",
-            text is not None,
-            hint="run the cell that saves the √d experiment",
-        )
-    ]
-    if text is not None:
-        fields = read_fields(text)
-        scaled, unscaled = _number(fields, "scaled"), _number(fields, "unscaled")
-        checks.append(
-            Check(
-                "it has the lines `scaled: <number>` and `unscaled: <number>`",
-                scaled is not None and unscaled is not None,
-                got=repr(text[:120]),
-                hint="write exactly the two lines the notebook shows",
-            )
-        )
-        want_scaled, want_unscaled = scale_experiment(model.attention)
-        checks.append(
-            Check(
-                "the numbers are what your attention gives on the seeded inputs",
-                agrees(scaled, want_scaled) and agrees(unscaled, want_unscaled),
-                got=f"scaled {scaled}, unscaled {unscaled}",
-                expected=f"scaled {want_scaled:.6f}, unscaled {want_unscaled:.6f}",
-                hint="re-run the experiment cell after your last change to attention",
-            )
-        )
-        checks.append(
-            Check(
-                "without the division the largest weight is closer to 1",
-                scaled is not None and unscaled is not None and unscaled > scaled,
-                got=f"scaled {scaled}, unscaled {unscaled}",
-                hint="dividing by √d_k keeps the scores small, so the weights spread out",
-            )
-        )
-        checks.append(
-            Check(
-                "the division makes a real difference (the largest weight drops by at least 0.1)",
-                scaled is not None and unscaled is not None and unscaled - scaled >= 0.1,
-                got=f"scaled {scaled}, unscaled {unscaled}",
-                hint="the two numbers are nearly equal, so your attention does not seem to divide "
-                "the scores by √d_k (or your softmax's largest weight is always 1): check "
-                "both against their formulas, then re-run the experiment",
-            )
-        )
-    return Report(f"artifact {SCALE_FILE}", checks)
+    how = "run the cell that saves the √d experiment"
+    return artifact_report(SCALE_FILE, folder, how, lambda text: scale_checks(text, model))
+
+
+SCALE_TOO_CLOSE = (
+    "the two numbers are nearly equal, so your attention does not seem to divide the scores by "
+    "√d_k (or your softmax's largest weight is always 1): check both against their formulas, "
+    "then re-run the experiment"
+)
+
+
+def scale_checks(text, model):
+    """Both lines there, equal to the experiment on the learner's attention, apart by ≥ 0.1."""
+    fields = read_fields(text)
+    scaled, unscaled = _number(fields, "scaled"), _number(fields, "unscaled")
+    want_scaled, want_unscaled = scale_experiment(model.attention)
+    both, said = (
+        scaled is not None and unscaled is not None,
+        f"scaled {scaled}, unscaled {unscaled}",
+    )
+    return [
+        Check("it has the lines `scaled: <number>` and `unscaled: <number>`", both,
+              got=repr(text[:120]), hint="write exactly the two lines the notebook shows"),
+        Check("the numbers are what your attention gives on the seeded inputs",
+              agrees(scaled, want_scaled) and agrees(unscaled, want_unscaled), got=said,
+              expected=f"scaled {want_scaled:.6f}, unscaled {want_unscaled:.6f}",
+              hint="re-run the experiment cell after your last change to attention"),
+        Check("without the division the largest weight is closer to 1", both and unscaled > scaled,
+              got=said, hint="dividing by √d_k keeps the scores small, so the weights spread out"),
+        Check("the division makes a real difference (the largest weight drops by at least 0.1)",
+              both and unscaled - scaled >= 0.1, got=said, hint=SCALE_TOO_CLOSE),
+    ]  # fmt: skip
 
 
 def check_perm(model, folder=OUTPUTS):
     """outputs/05-perm.txt: ≈ 0 without positions, clearly not with them, as computed."""
-    text = read_artifact(PERM_FILE, folder)
-    checks = [
-        Check(
-            f"{OUTPUTS}/{PERM_FILE} exists",
-            text is not None,
-            hint="run the cell that saves the permutation experiment",
-        )
-    ]
-    if text is not None:
-        fields = read_fields(text)
-        without, with_pe = _number(fields, "without_pe"), _number(fields, "with_pe")
-        checks.append(
-            Check(
-                "it has `without_pe: <number>`, `with_pe: <number>` and a `conclusion:` line",
-                without is not None and with_pe is not None and bool(fields.get("conclusion")),
-                got=repr(text[:120]),
-                hint="write the three lines the notebook shows",
-            )
-        )
-        want_without, want_with = permutation_experiment(model.attention, model.pos_encoding)
-        checks.append(
-            Check(
-                "the numbers are what your attention and pos_encoding give",
-                without is not None
-                and abs(without - want_without) <= 1e-9
-                and agrees(with_pe, want_with),
-                got=f"without_pe {without}, with_pe {with_pe}",
-                expected=f"without_pe {want_without:.3g}, with_pe {want_with:.6f}",
-                hint="re-run the experiment cell after your last change",
-            )
-        )
-        checks.append(
-            Check(
-                "without positional encoding the output only moves with the rows (difference ≈ 0)",
-                without is not None and without <= 1e-9,
-                got=str(without),
-                expected="≤ 1e-9",
-                hint="without positions, attention cannot tell one order from another",
-            )
-        )
-        both_tiny = without is not None and with_pe is not None and max(without, with_pe) <= 1e-3
-        checks.append(
-            Check(
-                "with positional encoding the order changes the output",
-                with_pe is not None and with_pe > 1e-3,
-                got=str(with_pe),
-                expected="> 0.001",
-                hint="both differences are tiny, so the encoding is not being added to the rows "
-                "(or it is all zeros): the experiment adds pos_encoding(n, d) after permuting"
-                if both_tiny
-                else "add pos_encoding(n, d) to the rows after permuting them",
-            )
-        )
-    return Report(f"artifact {PERM_FILE}", checks)
+    how = "run the cell that saves the permutation experiment"
+    return artifact_report(PERM_FILE, folder, how, lambda text: perm_checks(text, model))
+
+
+def perm_checks(text, model):
+    """Three lines there, equal to the experiment, ≈ 0 without positions and > 0.001 with them."""
+    fields = read_fields(text)
+    without, with_pe = _number(fields, "without_pe"), _number(fields, "with_pe")
+    want_without, want_with = permutation_experiment(model.attention, model.pos_encoding)
+    both = without is not None and with_pe is not None
+    tiny = ("both differences are tiny, so the encoding is not being added to the rows (or it is "
+            "all zeros): the experiment adds pos_encoding(n, d) after permuting")  # fmt: skip
+    return [
+        Check("it has `without_pe: <number>`, `with_pe: <number>` and a `conclusion:` line",
+              both and bool(fields.get("conclusion")), got=repr(text[:120]),
+              hint="write the three lines the notebook shows"),
+        Check("the numbers are what your attention and pos_encoding give",
+              without is not None and abs(without - want_without) <= 1e-9
+              and agrees(with_pe, want_with),
+              got=f"without_pe {without}, with_pe {with_pe}",
+              expected=f"without_pe {want_without:.3g}, with_pe {want_with:.6f}",
+              hint="re-run the experiment cell after your last change"),
+        Check("without positional encoding the output only moves with the rows (difference ≈ 0)",
+              without is not None and without <= 1e-9, got=str(without), expected="≤ 1e-9",
+              hint="without positions, attention cannot tell one order from another"),
+        Check("with positional encoding the order changes the output",
+              with_pe is not None and with_pe > 1e-3, got=str(with_pe), expected="> 0.001",
+              hint=tiny if both and max(without, with_pe) <= 1e-3
+              else "add pos_encoding(n, d) to the rows after permuting them"),
+    ]  # fmt: skip
 
 
 IDEAS = {
@@ -225,52 +192,37 @@ def numbers_in(text):
 
 def check_notes(model, folder=OUTPUTS):
     """outputs/08-notes.md: three ideas in the learner's words, and the 4× growth."""
-    text = read_artifact(NOTES_FILE, folder)
-    checks = [
-        Check(
-            f"{OUTPUTS}/{NOTES_FILE} exists",
-            text is not None,
-            hint="run the cell that saves your notes",
-        )
-    ]
-    if text is None:
-        return Report(f"artifact {NOTES_FILE}", checks)
+    how = "run the cell that saves your notes"
+    return artifact_report(NOTES_FILE, folder, how, lambda text: notes_checks(text, folder))
+
+
+def notes_checks(text, folder):
+    """Three lines or more, each idea named, the 4× growth, the two numbers of step 2 quoted."""
     lines = [line for line in text.splitlines() if line.strip()]
-    lowered = text.lower()
-    checks.append(
-        Check(
-            "at least three lines", len(lines) >= 3, got=f"{len(lines)} lines", expected="3 or more"
-        )
-    )
-    for idea, words in IDEAS.items():
-        checks.append(
-            Check(
-                f"mentions {idea} ({' / '.join(words)})",
-                any(w in lowered for w in words),
-                hint=f"say in your own words what step {IDEA_STEP[idea]} showed",
-            )
-        )
-    checks.append(
-        Check(
-            "says the score matrix grows 4× when the sequence doubles",
-            bool(FOUR_TIMES.search(text)),
-            hint="n² entries: doubling n gives (2n)² = 4n², so write e.g. '4×'",
-        )
-    )
+    lowered, found = text.lower(), numbers_in(text)
     scale = read_fields(read_artifact(SCALE_FILE, folder) or "")
-    found = numbers_in(text)
-    for key in ("scaled", "unscaled"):
-        value = _number(scale, key)
-        checks.append(
-            Check(
-                f"quotes the {key} largest weight from {SCALE_FILE}",
-                value is not None and any(abs(x - value) <= 0.005 for x in found),
-                got=", ".join(f"{x:g}" for x in found) or "no decimal numbers",
-                expected=f"{value:.3f}" if value is not None else f"{SCALE_FILE} first",
-                hint="copy the two numbers of step 2 with at least two decimals",
-            )
-        )
-    return Report(f"artifact {NOTES_FILE}", checks)
+    return [
+        Check("at least three lines", len(lines) >= 3, got=f"{len(lines)} lines",
+              expected="3 or more"),
+        *[Check(f"mentions {idea} ({' / '.join(words)})", any(w in lowered for w in words),
+                hint=f"say in your own words what step {IDEA_STEP[idea]} showed")
+          for idea, words in IDEAS.items()],
+        Check("says the score matrix grows 4× when the sequence doubles",
+              bool(FOUR_TIMES.search(text)),
+              hint="n² entries: doubling n gives (2n)² = 4n², so write e.g. '4×'"),
+        *[quotes(key, _number(scale, key), found) for key in ("scaled", "unscaled")],
+    ]  # fmt: skip
+
+
+def quotes(key, value, found):
+    """The notes quote one of step 2's numbers (to 0.005)."""
+    return Check(
+        f"quotes the {key} largest weight from {SCALE_FILE}",
+        value is not None and any(abs(x - value) <= 0.005 for x in found),
+        got=", ".join(f"{x:g}" for x in found) or "no decimal numbers",
+        expected=f"{value:.3f}" if value is not None else f"{SCALE_FILE} first",
+        hint="copy the two numbers of step 2 with at least two decimals",
+    )
 
 
 ARTIFACT_CHECKS = {SCALE_FILE: check_scale, PERM_FILE: check_perm, NOTES_FILE: check_notes}
