@@ -34,6 +34,7 @@ LEARNER_FILES = [MODEL_FILE] + [f"{OUTPUTS}/{name}" for name in ARTIFACT_CHECKS]
 
 
 def configure(c):
+    """Fill nbgrader's config c: layout, intake hook, sandboxed kernel, judge's scores, feedback."""
     from nbconvert.preprocessors import ClearMetadataPreprocessor
     from nbgrader import preprocessors as nbp
 

@@ -19,6 +19,7 @@ from grading.reference import ROOT, reference  # noqa: E402
 
 
 def timed(fn, repeat=5):
+    """Best wall-clock seconds of fn() over repeat runs (the minimum: least disturbed by noise)."""
     best = float("inf")
     for _ in range(repeat):
         start = time.perf_counter()
@@ -28,6 +29,7 @@ def timed(fn, repeat=5):
 
 
 def main():
+    """Print the figures: masters' run times, release size, check speeds, one judged submission."""
     print("== master notebooks (nbclient, scratch copy) ==")
     with tempfile.TemporaryDirectory() as scratch:
         _, timings = masters.run_masters(scratch)

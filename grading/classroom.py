@@ -38,6 +38,7 @@ HALF_FINISHED_STEPS = 4
 
 
 def students():
+    """The student ids with a folder in submitted/, sorted ([] when there is no submitted/)."""
     return (
         sorted(d for d in os.listdir(SUBMITTED) if os.path.isdir(os.path.join(SUBMITTED, d)))
         if os.path.isdir(SUBMITTED)
@@ -81,6 +82,7 @@ def nbgrader_failure(log):
 
 
 def save_failure(student, failure):
+    """Write nbgrader's failure ([] when it graded) to judged/<student>/nbgrader.json."""
     path = os.path.join(JUDGED, student, "nbgrader.json")
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path, "w", encoding="utf-8") as f:
@@ -116,6 +118,7 @@ def problems_of(student):
 
 
 def diagnoses_of(student):
+    """The catalogued mistakes diagnosed in any of one student's cells, sorted, each once."""
     return sorted(
         {
             name
@@ -127,6 +130,7 @@ def diagnoses_of(student):
 
 
 def feedback():
+    """Generate feedback HTML for every graded student; print where it is, or nbgrader's error."""
     done = course.nbgrader("generate_feedback", ASSIGNMENT, "--force")
     print(
         "feedback in feedback/<student>/attention/" if done.returncode == 0 else done.stderr[-2000:]
@@ -156,6 +160,7 @@ def grade_table():
 
 
 def grades(path=GRADES_CSV):
+    """Write grades.csv (a row per student, a column per graded cell), print a summary; the rows."""
     rows = grade_table()
     columns = sorted({gid for _, scores, _, _, _ in rows for gid in scores})
     with open(path, "w", newline="") as f:
@@ -286,6 +291,7 @@ def name_students(made):
 
 
 def demo():
+    """make demo from scratch: clear old results, demo class, autograde, feedback, grades."""
     start = time.perf_counter()
     for stale in ("autograded", "feedback", "judged"):
         shutil.rmtree(os.path.join(ROOT, stale), ignore_errors=True)
@@ -300,6 +306,7 @@ def demo():
 
 
 def main(argv):
+    """Run the one command argv names: autograde, feedback, grades or demo."""
     commands = {"autograde": autograde, "feedback": feedback, "grades": grades, "demo": demo}
     if len(argv) != 1 or argv[0] not in commands:
         raise SystemExit(f"usage: python -m grading.classroom {{{'|'.join(commands)}}}")

@@ -30,6 +30,7 @@ def nbgrader(*args):
 
 
 def folder_size(path):
+    """Total bytes of the files under path."""
     return sum(os.path.getsize(os.path.join(d, f)) for d, _, files in os.walk(path) for f in files)
 
 
@@ -108,6 +109,7 @@ def workspace(dest=WORKSPACE):
 
 
 def main(argv):
+    """Run release, or workspace into an optional folder, as argv says."""
     commands = {"release": release, "workspace": workspace}
     if (
         not 1 <= len(argv) <= 2

@@ -17,6 +17,7 @@ from grading.reference import reference
 
 
 def build():
+    """{checkpoint: {"correct": signatures, "mistakes": {name: signatures}}} from the real code."""
     table = {}
     for checkpoint in CHECKPOINTS:
         table[checkpoint] = {
@@ -30,10 +31,12 @@ def build():
 
 
 def render(table):
+    """The table as the file's text: sorted keys, so the same table always gives the same bytes."""
     return json.dumps(table, indent=1, sort_keys=True) + "\n"
 
 
 def main(argv):
+    """Rewrite fingerprints.json, or with --check only compare it; the exit status (1: stale)."""
     text = render(build())
     if "--check" in argv:
         with open(FINGERPRINTS_FILE, encoding="utf-8") as f:

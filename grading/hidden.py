@@ -20,6 +20,7 @@ SEED = 20261129
 
 
 def matrix(rng, rows, cols, scale=1.0):
+    """A rows × cols matrix of Gaussian values, mean 0, standard deviation scale."""
     return [[rng.gauss(0.0, scale) for _ in range(cols)] for _ in range(rows)]
 
 
@@ -114,6 +115,7 @@ EDGES = {
 
 
 def masked_attention_cases():
+    """[[Q, K, V, mask]]: 12 seeded inputs, causal masks (square) alternating with random ones."""
     rng = random.Random(f"{SEED}:masked")
     out = []
     for k in range(12):

@@ -27,6 +27,7 @@ JUDGED = os.path.join(ROOT, "judged")
 
 
 def grade_ids(book):
+    """The nbgrader grade ids on a notebook's cells, as a set."""
     return {c.metadata.get("nbgrader", {}).get("grade_id") for c in book.cells} - {None}
 
 
@@ -104,12 +105,14 @@ def intake(folder):
 
 
 def save(student, problems):
+    """Write one student's intake problems to judged/<student>/intake.json."""
     os.makedirs(os.path.join(JUDGED, student), exist_ok=True)
     with open(os.path.join(JUDGED, student, "intake.json"), "w", encoding="utf-8") as f:
         json.dump(problems, f, indent=1, ensure_ascii=False)
 
 
 def load(student):
+    """One student's intake problems, as save wrote them ([] if intake never ran)."""
     path = os.path.join(JUDGED, student, "intake.json")
     if not os.path.exists(path):
         return []

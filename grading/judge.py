@@ -113,6 +113,7 @@ class Worker:
         )
 
     def send(self, message):
+        """Write message to the worker as one JSON line; a broken pipe fails the worker."""
         try:
             self.process.stdin.write((json.dumps(message) + "\n").encode("utf-8"))
             self.process.stdin.flush()
@@ -120,6 +121,7 @@ class Worker:
             self.fail("the grading process of your code ended unexpectedly")
 
     def receive(self, seconds=None):
+        """The worker's next JSON object, within seconds and the budget; anything else fails it."""
         seconds = seconds or CALL_SECONDS
         deadline = time.monotonic() + min(seconds, self.budget.left())
         fd = self.process.stdout.fileno()
@@ -155,6 +157,7 @@ class Worker:
         return message
 
     def fail(self, why):
+        """Close the worker, remember why (later calls are refused), and raise WorkerFailed(why)."""
         self.close()
         self.dead = why
         raise WorkerFailed(why)
@@ -186,6 +189,7 @@ class Worker:
             }
 
     def close(self):
+        """Kill the worker's process group (all it started goes too) and close its pipes."""
         if self.process.poll() is None:
             try:
                 os.killpg(self.process.pid, 9)
@@ -206,13 +210,14 @@ class Budget:
         self.end = time.monotonic() + seconds
 
     def left(self):
+        """Seconds left for learner code in this submission, never below 0."""
         return max(0.0, self.end - time.monotonic())
 
 
 class RemoteModel:
     """Looks like the learner's model module to the checks; every function call goes to the worker.
 
-    The earlier steps of `context` are the reference's own functions, called here.
+    The functions named in `oracles` (the earlier steps) are the reference's own, called here.
     """
 
     def __init__(self, worker, oracles, broken):
@@ -254,9 +259,10 @@ def read_plain_file(path):
 
 
 def forbidden(source):
-    """What in this source reaches beyond math: imports in any spelling (`import`, `from`,
-    `__import__`,
-    `importlib`, `builtins`); [] when clean."""
+    """What in this source reaches beyond math, or [] when clean.
+
+    Imports in any spelling count: `import`, `from`, `__import__`, `importlib`, `builtins`.
+    """
     try:
         found = foreign_imports(source)
     except SyntaxError:
@@ -336,10 +342,12 @@ class Verdict:
 
 
 def report_verdict(grade_id, report, record=None):
+    """The Verdict of a Report: passed, its plain text and HTML, and the instructor's record."""
     return Verdict(grade_id, report.passed, repr(report), report._repr_html_(), record or {})
 
 
 def failed_report(title, why):
+    """A Report titled title with a single failed check that says why."""
     return Report(title, [Check(why, False)])
 
 
@@ -412,6 +420,7 @@ def checks_on_fresh_inputs(checkpoint, model):
 
 
 def artifact_verdict(grade_id, filename, model, outputs):
+    """The artifact's own check, run on the submitted outputs/ copied into a scratch folder."""
     with tempfile.TemporaryDirectory() as folder:
         for name, text in outputs.items():
             with open(os.path.join(folder, name), "w", encoding="utf-8") as f:
@@ -464,11 +473,13 @@ class Judgement:
                 )
 
     def verdict(self, grade_id):
+        """The Verdict of one graded cell, decided once and then remembered."""
         if grade_id not in self.verdicts:
             self.verdicts[grade_id] = self.decide(grade_id)
         return self.verdicts[grade_id]
 
     def decide(self, grade_id):
+        """The cell's check, or a failure: a step it needs is broken or unsaved, or no worker."""
         kind, name = CELLS[grade_id]
         steps = ARTIFACT_NEEDS[name] if kind == "artifact" else [name]
         for step in steps:
@@ -499,6 +510,7 @@ class Judgement:
         return artifact_verdict(grade_id, name, model, self.outputs)
 
     def close(self):
+        """End every worker this judgement started."""
         for model in self.workers.values():
             if isinstance(model, RemoteModel):
                 model._worker.close()
@@ -519,7 +531,7 @@ def fingerprint(folder):
 
 
 def judge_folder(folder, grade_ids=None):
-    """{grade_id: Verdict} for a submission folder (all graded cells unless grade_ids is given)."""
+    """({grade_id: Verdict}, problems) for a submission folder (all graded cells, or grade_ids)."""
     judgement = Judgement(folder)
     try:
         return {gid: judgement.verdict(gid) for gid in (grade_ids or CELLS)}, judgement.problems
@@ -528,6 +540,7 @@ def judge_folder(folder, grade_ids=None):
 
 
 def main(argv):
+    """Print every graded cell's verdict and the problems of one submission folder, timed."""
     if len(argv) != 1:
         raise SystemExit("usage: python -m grading.judge <submission folder>")
     sandbox.require()

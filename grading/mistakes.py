@@ -1208,12 +1208,14 @@ def buggy_source(name, base=None, spelling=0):
 
 
 def buggy_model(name, spelling=0):
+    """The model module with exactly the named mistake: buggy_source, loaded under its own name."""
     return load_source_module(
         buggy_source(name, spelling=spelling), f"buggy_{name.replace('.', '_')}", f"<{name}>"
     )
 
 
 def check_catalogue_complete():
+    """Raise AssertionError unless BUGGY and the catalogue name exactly the same mistakes."""
     missing = sorted(set(BY_NAME) - set(BUGGY))
     extra = sorted(set(BUGGY) - set(BY_NAME))
     if missing or extra:

@@ -31,10 +31,12 @@ SUBMITTED = os.path.join(ROOT, "submitted")
 
 
 def record_path(student, notebook):
+    """judged/<student>/<notebook>.json: where the judge's record of one notebook is kept."""
     return os.path.join(JUDGED, student, notebook + ".json")
 
 
 def add_problem(resources, sentence):
+    """Note one problem sentence in resources, for the notebook's record and grades.csv."""
     resources.setdefault("attention_problems", []).append(sentence)
 
 
@@ -50,6 +52,7 @@ class RepairCells(NbGraderPreprocessor):
     """
 
     def preprocess(self, nb, resources):
+        """Known cells get the source's metadata, others become ordinary, missing ones come back."""
         name = resources["nbgrader"]["notebook"]
         source = nbformat.read(
             os.path.join(ROOT, SOURCE_DIR, ASSIGNMENT, name + ".ipynb"), as_version=4
@@ -138,6 +141,7 @@ def remember_problems(resources):
 
 
 def recalled_problems(student, notebook):
+    """The problems the sanitize pass saved for this notebook ([] if none)."""
     path = record_path(student, notebook) + ".sanitize"
     if not os.path.exists(path):
         return []
@@ -155,6 +159,7 @@ class SandboxedKernelManager(AsyncKernelManager):
     runtime = None
 
     def format_kernel_cmd(self, extra_arguments=None):
+        """The kernel command inside the sandbox, banner silenced, connection file handed over."""
         cmd = super().format_kernel_cmd(extra_arguments)
         sandbox.hand_over(
             self.connection_file
@@ -181,6 +186,7 @@ class SandboxedExecute(Execute):
     """
 
     def create_kernel_manager(self):
+        """nbgrader's kernel manager, on ipc sockets in the runtime folder the sandbox binds."""
         km = super().create_kernel_manager()
         km.transport = "ipc"
         km.runtime = self._runtime
@@ -190,6 +196,7 @@ class SandboxedExecute(Execute):
         return km
 
     def preprocess(self, nb, resources, km=None):
+        """Run sandboxed; a dead or stuck kernel is noted, not fatal; links it made are deleted."""
         sandbox.require()
         self.kernel_manager_class = SandboxedKernelManager
         self._writable = os.path.abspath(resources.get("metadata", {}).get("path") or ".")
@@ -263,6 +270,7 @@ class JudgeCells(NbGraderPreprocessor):
     """
 
     def preprocess(self, nb, resources):
+        """Graded code cells show the judge's verdict, not the kernel's output; write the record."""
         info = resources["nbgrader"]
         judgement = judgement_for(info["student"])
         cells = {}

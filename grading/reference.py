@@ -17,6 +17,7 @@ def load_source_module(source, name, filename):
 
 
 def reference_source():
+    """The text of the repository's model.py."""
     with open(REFERENCE_FILE, encoding="utf-8") as f:
         return f.read()
 

@@ -41,10 +41,12 @@ class SandboxUnavailable(RuntimeError):
 
 
 def unsafe():
+    """Whether the instructor set ATTENTION_UNSAFE_NO_SANDBOX=1 (limits only, no bubblewrap)."""
     return os.environ.get(UNSAFE_FLAG) == "1"
 
 
 def as_root():
+    """Whether grading runs as root (then setpriv drops the sandbox to a uid of its own)."""
     return os.geteuid() == 0
 
 
@@ -227,6 +229,7 @@ def hand_over(folder):
 
 
 def chown_tree(folder, uid, gid):
+    """lchown folder and everything under it to uid:gid (links themselves, never their targets)."""
     os.lchown(folder, uid, gid)
     for here, dirs, files in os.walk(folder):
         for name in [here] + [os.path.join(here, n) for n in dirs + files]:

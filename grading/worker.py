@@ -70,6 +70,7 @@ def failure(err):
 
 
 def main():
+    """Load the sections and oracles, then answer calls until the judge closes the channel."""
     chan_in, chan_out = open_channel()
 
     def send(message):
