@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 export PYTHONPATH := $(CURDIR)
 
-.PHONY: lab lint format test test-fast release autograde feedback grades demo reference fingerprints bench sandbox clean
+.PHONY: lab lint format test test-fast release autograde feedback grades demo reference fingerprints notebooks bench sandbox clean
 
 $(BIN)/.installed: requirements.txt requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
@@ -79,6 +79,10 @@ reference: $(BIN)/.installed
 ## make fingerprints: refresh checkpoints/fingerprints.json after changing probes or mistakes
 fingerprints: $(BIN)/.installed
 	$(BIN)/python -m grading.fingerprints
+
+## make notebooks: write the master .ipynb files from their text forms in notebooks/text/attention/
+notebooks: $(BIN)/.installed
+	$(BIN)/python -m grading.notebooks_text
 
 bench: $(BIN)/.installed
 	$(BIN)/python bench/run.py

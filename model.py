@@ -32,9 +32,8 @@ def attention(Q, K, V, mask=None):
             for row, row_mask in zip(scores, mask)
         ]
     weights = [softmax(row) for row in scores]  # each row sums to 1
-    out = [
-        [sum(w * v[c] for w, v in zip(row, V)) for c in range(len(V[0]))] for row in weights
-    ]  # n_q rows × d_v cols
+    # n_q rows × d_v cols
+    out = [[sum(w * v[c] for w, v in zip(row, V)) for c in range(len(V[0]))] for row in weights]
     return out, weights
 
 
@@ -59,12 +58,10 @@ def multi_head(Q, K, V, h, mask=None):
             f"h must be a positive integer that divides d"
         )
     width = d // h
-    heads = [
-        attention(
-            columns(Q, s, s + width), columns(K, s, s + width), columns(V, s, s + width), mask
-        )[0]
-        for s in range(0, d, width)
-    ]  # h matrices, n × width each
+    heads = []  # h matrices, n × width each
+    for s in range(0, d, width):
+        Q_k, K_k, V_k = columns(Q, s, s + width), columns(K, s, s + width), columns(V, s, s + width)
+        heads.append(attention(Q_k, K_k, V_k, mask)[0])
     return [[x for head in heads for x in head[i]] for i in range(len(Q))]  # n × d
 
 
@@ -75,10 +72,11 @@ def pos_encoding(n, d):
     def angle(p, c):
         return p / 10000 ** ((c - c % 2) / d)
 
+    # n rows × d cols
     return [
         [math.sin(angle(p, c)) if c % 2 == 0 else math.cos(angle(p, c)) for c in range(d)]
         for p in range(n)
-    ]  # n rows × d cols
+    ]
 
 
 # ── step 6: layer_norm ────────────────────────────────────────

@@ -19,6 +19,7 @@ ARTIFACTS = ["02-scale.txt", "05-perm.txt", "08-notes.md"]
 
 
 def notebooks(folder=SOURCE):
+    """The master notebooks' file names, in step order."""
     return sorted(f for f in os.listdir(folder) if f.endswith(".ipynb"))
 
 
@@ -35,7 +36,9 @@ def execute(path, cwd, timeout=120):
 
 
 def run_masters(scratch, log=print):
-    """Copy the master assignment into scratch, execute every notebook there in order; return timings."""
+    """Copy the master assignment into scratch, execute every notebook there in order;
+    return timings.
+    """
     work = os.path.join(scratch, "attention")
     shutil.copytree(
         SOURCE, work, ignore=shutil.ignore_patterns("model.py", "outputs", "__pycache__")
@@ -65,6 +68,7 @@ def drift(work):
 
 
 def main(argv):
+    """`python -m grading.masters [--update|--check]`: run the masters; refresh or compare."""
     with tempfile.TemporaryDirectory() as scratch:
         work, timings = run_masters(scratch)
         print(f"all {len(timings)} notebooks: {sum(timings.values()):.1f} s")

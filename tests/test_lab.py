@@ -2,7 +2,9 @@
 
 import json
 import os
+import re
 import subprocess
+import urllib.error
 
 import pytest
 
@@ -10,6 +12,14 @@ from grading.reference import ROOT
 from tests.lab_server import get, running_lab
 
 pytestmark = pytest.mark.nbgrader
+
+
+def status_of(url):
+    """The HTTP status of a GET, errors included."""
+    try:
+        return get(url)[0]
+    except urllib.error.HTTPError as err:
+        return err.code
 
 
 def test_make_lab_serves_the_workspace(tmp_path):
@@ -24,6 +34,13 @@ def test_make_lab_serves_the_workspace(tmp_path):
         code, listing = get(f"{url}/api/contents?token={token}")
         names = {item["name"] for item in json.loads(listing)["content"]}
         assert {"01-softmax.ipynb", "08-notes.ipynb", "model.py", "checkpoints"} <= names
+        # no instructor tools (nbgrader) and no developer tools (jupytext) in the learner's Lab
+        config = re.search(r'id="jupyter-config-data"[^>]*>(.*?)</script>', page, re.S)
+        disabled = json.loads(config.group(1))["disabledExtensions"]
+        assert {"@jupyter/nbgrader", "jupyterlab-jupytext"} <= set(disabled)
+        assert status_of(f"{url}/formgrader?token={token}") == 404
+        as_notebook = f"{url}/api/contents/model.py?type=notebook&token={token}"
+        assert status_of(as_notebook) == 400  # jupytext's contents manager would open it (200)
 
 
 def test_a_notebook_runs_headless_from_the_workspace(tmp_path):

@@ -15,7 +15,7 @@ import pytest
 
 from grading import classroom, course
 from grading.reference import ROOT
-from tests.test_lab import free_port, get
+from tests.lab_server import free_port, get
 
 pytestmark = pytest.mark.nbgrader
 STUDENT = "cli-student"

@@ -24,6 +24,7 @@ HEADER = '''"""model.py: a transformer block in plain Python lists and math alon
 Every matrix is a list of rows (one row per position, one column per feature).
 The notebooks write one section per step; re-running a step replaces its section.
 """
+
 import math
 '''
 
