@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 export PYTHONPATH := $(CURDIR)
 
-.PHONY: lab lint format test test-fast release autograde feedback grades demo reference fingerprints notebooks bench sandbox clean
+.PHONY: lab lint format test test-fast postgres postgres-stop bench-grading release autograde feedback grades demo reference fingerprints notebooks bench sandbox clean
 
 $(BIN)/.installed: requirements.txt requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
@@ -57,10 +57,23 @@ test-fast: $(BIN)/.installed
 release: $(BIN)/.installed
 	$(BIN)/python -m grading.course release
 
-## make autograde / feedback / grades: the class in submitted/ (one student at a time, with progress)
+## make autograde / feedback / grades: the class in submitted/, graded in parallel with a progress bar
+## JOBS=N parallel graders (default: the number of cores); SCHEDULER=tcp://host:8786 (or local) grades
+## on a Dask cluster; FORCE=1 regrades submissions already graded; DB_URL=postgresql+psycopg2://...
 ## UNSAFE=1 grades without the bubblewrap sandbox (refused otherwise where it cannot run); grades.csv says so
+AUTOGRADE_FLAGS = $(if $(JOBS),--jobs $(JOBS)) $(if $(SCHEDULER),--scheduler $(SCHEDULER)) \
+	$(if $(filter 1,$(FORCE)),--force)
 autograde: $(BIN)/.installed
-	$(if $(filter 1,$(UNSAFE)),ATTENTION_UNSAFE_NO_SANDBOX=1) $(BIN)/python -m grading.classroom autograde
+	$(if $(filter 1,$(UNSAFE)),ATTENTION_UNSAFE_NO_SANDBOX=1) $(BIN)/python -m grading.classroom \
+		autograde $(AUTOGRADE_FLAGS)
+
+## make postgres: a local PostgreSQL server for the gradebook (Debian's postgresql package), in
+## .postgres/; it prints the DB_URL to pass: make release autograde DB_URL=...; make postgres-stop
+postgres: $(BIN)/.installed
+	$(BIN)/python -m grading.postgres start
+
+postgres-stop: $(BIN)/.installed
+	$(BIN)/python -m grading.postgres stop
 
 feedback: $(BIN)/.installed $(VENV)/mathjax/MathJax.js
 	$(BIN)/python -m grading.classroom feedback
@@ -86,6 +99,10 @@ notebooks: $(BIN)/.installed
 
 bench: $(BIN)/.installed
 	$(BIN)/python bench/run.py
+
+## make bench-grading: a class of SIZE (default 40) graded by plain nbgrader, JOBS=1, 2, 4 and Dask
+bench-grading: $(BIN)/.installed
+	$(BIN)/python bench/grading.py $(if $(SIZE),--size $(SIZE)) $(if $(LANES),--lanes $(LANES))
 
 ## make sandbox: install bubblewrap (Debian/Ubuntu, as root) and check that a sandbox starts here
 sandbox: $(BIN)/.installed

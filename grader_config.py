@@ -28,6 +28,16 @@ from checkpoints.modelfile import MODEL_FILE  # noqa: E402
 ASSIGNMENT = "attention"
 SOURCE_DIR = "notebooks"
 EXPORT_CSV = "gradebook-export.csv"  # `nbgrader export`; `make grades` writes grades.csv
+# The gradebook: SQLite beside this file, whose writers wait up to 5 minutes for each other (so
+# parallel grading never fails on a lock), or any SQLAlchemy URL in DB_URL, e.g. PostgreSQL:
+# DB_URL=postgresql+psycopg2://user@host:5432/gradebook (see README, "A large class").
+SQLITE_GRADEBOOK = os.path.join(ROOT, "gradebook.db")
+
+
+def db_url():
+    """The gradebook: DB_URL from the environment, else the SQLite file with a lock timeout."""
+    return os.environ.get("DB_URL") or f"sqlite:///{SQLITE_GRADEBOOK}?timeout=300"
+
 
 # Files the learner produces: graded as submitted, never replaced by the source versions.
 LEARNER_FILES = [MODEL_FILE] + [f"{OUTPUTS}/{name}" for name in ARTIFACT_CHECKS]
@@ -43,7 +53,7 @@ def configure(c):
     c.CourseDirectory.root = ROOT
     c.CourseDirectory.course_id = "attention-by-hand"
     c.CourseDirectory.source_directory = SOURCE_DIR
-    c.CourseDirectory.db_url = "sqlite:///" + os.path.join(ROOT, "gradebook.db")
+    c.CourseDirectory.db_url = db_url()
     c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback"]
     c.Exchange.root = os.path.join(
         ROOT, "exchange"

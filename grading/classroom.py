@@ -15,8 +15,8 @@ import time
 
 import nbformat
 
-from grader_config import ASSIGNMENT
-from grading import course, intake, sandbox
+from grader_config import ASSIGNMENT, db_url
+from grading import course, farm, intake, sandbox
 from grading.mistakes import BUGGY
 from grading.reference import ROOT, load_source_module
 
@@ -46,11 +46,13 @@ def students():
     )
 
 
-def autograde(names=None):
-    """Autograde submissions one student at a time, with progress.
+def autograde(names=None, jobs=None, scheduler=None, force=None):
+    """Autograde the class in parallel (grading.farm), with a progress bar; then what went wrong.
 
-    Each goes through intake, the sandboxed kernel and the judge.
+    Each submission goes through intake, the sandboxed kernel and the judge. Without names, only
+    submissions not graded yet (or changed since) are graded, unless force; named ones always are.
     """
+    force = (names is not None) if force is None else force
     names = names or students()
     if not names:
         raise SystemExit("no submissions: put them in submitted/<student>/attention/")
@@ -59,26 +61,19 @@ def autograde(names=None):
     except sandbox.SandboxUnavailable as err:
         raise SystemExit(str(err)) from None
     start = time.perf_counter()
-    for k, student in enumerate(names, 1):
-        t = time.perf_counter()
-        done = course.nbgrader("autograde", ASSIGNMENT, "--student", student, "--force")
-        failure = [] if done.returncode == 0 else [nbgrader_failure(done.stdout + done.stderr)]
-        save_failure(student, failure)
-        status = "ok" if done.returncode == 0 else "FAILED"
-        print(
-            f"[{k}/{len(names)}] {student}: "
-            f"autograded in {time.perf_counter() - t:.1f} s, {status}",
-            flush=True,
+    outcomes = farm.autograde(names, jobs, scheduler, force)
+    for outcome in outcomes:
+        failure = (
+            [] if outcome.ok else [f"nbgrader could not grade this submission: {outcome.error}"]
         )
-        for problem in problems_of(student):
-            print(f"    {problem}")
-    print(f"autograded {len(names)} submissions in {time.perf_counter() - start:.1f} s")
-
-
-def nbgrader_failure(log):
-    """One plain sentence from nbgrader's log when it gave up on a submission."""
-    errors = [line.split("]", 1)[-1].strip() for line in log.splitlines() if "ERROR" in line]
-    return "nbgrader could not grade this submission" + (f": {errors[0][:200]}" if errors else "")
+        save_failure(outcome.student, failure)
+    for outcome in sorted(outcomes, key=lambda o: o.student):
+        for problem in problems_of(outcome.student):
+            print(f"{outcome.student}: {problem}")
+    elapsed = time.perf_counter() - start
+    rate = f", {60 * len(outcomes) / elapsed:.1f} a minute" if outcomes else ""
+    print(f"autograded {len(outcomes)} submissions in {elapsed:.1f} s{rate}")
+    return outcomes
 
 
 def save_failure(student, failure):
@@ -96,7 +91,7 @@ def records(student):
         return {}
     out = {}
     for name in sorted(os.listdir(folder)):
-        if name.endswith(".json") and name not in ("intake.json", "nbgrader.json"):
+        if name.endswith(".json") and name not in ("intake.json", "nbgrader.json", "graded.json"):
             with open(os.path.join(folder, name), encoding="utf-8") as f:
                 out[name[: -len(".json")]] = json.load(f)
     return out
@@ -142,7 +137,7 @@ def grade_table():
     from nbgrader.api import Gradebook, MissingEntry
 
     rows = []
-    with Gradebook(f"sqlite:///{os.path.join(ROOT, 'gradebook.db')}") as gb:
+    with Gradebook(db_url()) as gb:
         for student in students():
             try:
                 submission = gb.find_submission(ASSIGNMENT, student)
@@ -280,7 +275,7 @@ def name_students(made):
     """
     from nbgrader.api import Gradebook
 
-    with Gradebook(f"sqlite:///{os.path.join(ROOT, 'gradebook.db')}") as gb:
+    with Gradebook(db_url()) as gb:
         for student in made:
             gb.update_or_create_student(
                 student,
@@ -306,11 +301,27 @@ def demo():
 
 
 def main(argv):
-    """Run the one command argv names: autograde, feedback, grades or demo."""
+    """Run the command argv names: autograde [--jobs N] [--scheduler URL] [--force], feedback,
+    grades or demo."""
     commands = {"autograde": autograde, "feedback": feedback, "grades": grades, "demo": demo}
-    if len(argv) != 1 or argv[0] not in commands:
-        raise SystemExit(f"usage: python -m grading.classroom {{{'|'.join(commands)}}}")
-    commands[argv[0]]()
+    if not argv or argv[0] not in commands or (argv[0] != "autograde" and len(argv) > 1):
+        raise SystemExit(
+            f"usage: python -m grading.classroom {{{'|'.join(commands)}}}"
+            " (autograde takes [--jobs N] [--scheduler tcp://host:8786|local] [--force])"
+        )
+    if argv[0] != "autograde":
+        return commands[argv[0]]()
+    options, args = {}, argv[1:]
+    while args:
+        flag = args.pop(0)
+        if flag == "--force":
+            options["force"] = True
+        elif flag in ("--jobs", "--scheduler") and args:
+            value = args.pop(0)
+            options[flag[2:]] = int(value) if flag == "--jobs" else value
+        else:
+            raise SystemExit(f"autograde: unknown option {flag!r}")
+    autograde(**options)
 
 
 if __name__ == "__main__":

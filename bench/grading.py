@@ -1,0 +1,110 @@
+"""make bench-grading: one class graded by plain nbgrader and by the course's parallel grading.
+
+    python bench/grading.py [--size N] [--lanes plain,1,2,4,dask]
+
+The class (N submissions, default 40): a correct one, a half-finished one, an empty one, one with
+a broken notebook, and the rest each with one catalogued mistake. Lanes: `plain` is one
+`nbgrader autograde attention` call (sequential, the baseline); 1, 2, 4 are `make autograde JOBS=k`;
+`dask` is a local Dask cluster (SCHEDULER=local). Every lane regrades everyone into the same
+gradebook; each must agree with plain nbgrader cell by cell. Prints wall time, CPU time (this
+process and everything it started), submissions a minute and the speed-up over plain nbgrader.
+"""
+
+import os
+import resource
+import shutil
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from grader_config import SQLITE_GRADEBOOK, db_url  # noqa: E402
+from grading import classroom, course, farm  # noqa: E402
+from grading.mistakes import BUGGY  # noqa: E402
+
+
+def cpu_seconds():
+    """User + system CPU of this process and of its finished children."""
+    own, children = (
+        resource.getrusage(resource.RUSAGE_SELF),
+        resource.getrusage(resource.RUSAGE_CHILDREN),
+    )
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def write_class(size):
+    """A fresh gradebook and release, and `size` submissions; their ids."""
+    for stale in (classroom.JUDGED, classroom.AUTOGRADED, classroom.SUBMITTED):
+        shutil.rmtree(stale, ignore_errors=True)
+    if os.path.exists(SQLITE_GRADEBOOK):
+        os.remove(SQLITE_GRADEBOOK)
+    course.release()
+    classroom.write_submission("correct")
+    classroom.write_submission("half-finished", steps=classroom.HALF_FINISHED_STEPS)
+    shutil.copytree(course.RELEASE, os.path.join(classroom.SUBMITTED, "empty", "attention"))
+    broken = classroom.write_submission("broken-notebook")
+    with open(os.path.join(broken, "06-layer-norm.ipynb"), "w") as f:
+        f.write('{"cells": [ not json')
+    for name in sorted(BUGGY)[: max(0, size - 4)]:
+        function, code = BUGGY[name]
+        classroom.write_submission(name.replace(".", "-").replace("_", "-"), {function: code})
+    return classroom.students()
+
+
+def scores():
+    """{student: {grade_id: score}} from the gradebook."""
+    from nbgrader.api import Gradebook
+
+    with Gradebook(db_url()) as gb:
+        return {
+            sub.student_id: {g.name: g.score for nb in sub.notebooks for g in nb.grades}
+            for sub in gb.assignment_submissions("attention")
+        }
+
+
+def run_lane(lane, students):
+    """(wall s, CPU s, scores) of one lane."""
+    wall, cpu = time.perf_counter(), cpu_seconds()
+    if lane == "plain":
+        done = course.nbgrader("autograde", "attention", "--force")
+        if done.returncode != 0:
+            print(done.stderr[-2000:])
+    elif lane == "dask":
+        farm.autograde(students, scheduler="local", force=True)
+    else:
+        farm.autograde(students, jobs=int(lane), force=True)
+    return time.perf_counter() - wall, cpu_seconds() - cpu, scores()
+
+
+def main(argv):
+    """Build the class, run each lane, print the table."""
+    size, lanes = 40, ["plain", "1", "2", "4", "dask"]
+    while argv:
+        flag = argv.pop(0)
+        if flag == "--size":
+            size = int(argv.pop(0))
+        elif flag == "--lanes":
+            lanes = argv.pop(0).split(",")
+    students = write_class(size)
+    print(f"a class of {len(students)} submissions on {os.cpu_count()} cores")
+    results, baseline = {}, None
+    for lane in lanes:
+        print(f"lane {lane} ...", flush=True)
+        results[lane] = run_lane(lane, students)
+        baseline = baseline or results[lane][2]
+    plain_wall = results.get("plain", (None,))[0]
+    print("\n| lane | wall s | CPU s | submissions/min | vs plain nbgrader | same scores |")
+    print("|---|---:|---:|---:|---:|---|")
+    for lane, (wall, cpu, got) in results.items():
+        name = "plain `nbgrader autograde`" if lane == "plain" else (
+            "Dask LocalCluster" if lane == "dask" else f"`make autograde JOBS={lane}`")  # fmt: skip
+        ratio = f"{plain_wall / wall:.2f}×" if plain_wall else "-"
+        same = "yes" if got == baseline and len(got) == len(students) else "NO"
+        per_minute = 60 * len(students) / wall
+        print(f"| {name} | {wall:.0f} | {cpu:.0f} | {per_minute:.1f} | {ratio} | {same} |")
+    if any(got != baseline for _, _, got in results.values()):
+        raise SystemExit("the lanes disagree on some cell: see the table")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

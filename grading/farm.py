@@ -1,0 +1,340 @@
+"""Grading many submissions at once: warm workers on this machine, or a Dask cluster.
+
+    python -m grading.farm autograde [--jobs N] [--scheduler URL|local] [--force] [students...]
+
+A grading server (`python -m grading.farm serve`) imports nbgrader and the course once, then
+autogrades one submission per request, in its own process, with nbgrader's own Autograde converter
+(so the sandboxed kernel, the judge and the gradebook work exactly as with `nbgrader autograde`).
+Locally, N servers take submissions from one queue; on a Dask cluster each task hands one
+submission to a server on the worker's machine. A server that dies is replaced and its submission
+tried once more; a submission whose record says it was graded (and unchanged since) is skipped
+unless --force. The gradebook is SQLite with a long lock timeout by default (writers wait for each
+other, none fails), or PostgreSQL via DB_URL.
+"""
+
+import hashlib
+import json
+import logging
+import os
+import queue
+import signal
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass
+
+from grader_config import ASSIGNMENT
+from grading.reference import ROOT
+
+SUBMITTED = os.path.join(ROOT, "submitted")
+JUDGED = os.path.join(ROOT, "judged")
+ATTEMPTS = 2  # a submission whose server died is tried once more, then reported
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What grading one submission came to."""
+
+    student: str
+    """The student id (a folder of submitted/)."""
+    ok: bool
+    """nbgrader graded it (its cells may still score 0)."""
+    seconds: float
+    """Wall time spent on it, retries included."""
+    error: str = ""
+    """Why it could not be graded, in one line; "" when ok."""
+    attempts: int = 1
+    """How many servers it took."""
+
+
+# ── what "already graded" means ──
+
+
+def submission_digest(student):
+    """sha256 over the names, sizes and modification times of a submission's files."""
+    digest = hashlib.sha256()
+    folder = os.path.join(SUBMITTED, student, ASSIGNMENT)
+    for here, dirs, files in sorted(os.walk(folder)):
+        dirs.sort()
+        for name in sorted(files):
+            stat = os.lstat(os.path.join(here, name))
+            digest.update(f"{os.path.relpath(os.path.join(here, name), folder)}:{stat.st_size}:"
+                          f"{stat.st_mtime_ns}\n".encode())  # fmt: skip
+    return digest.hexdigest()
+
+
+def marker(student):
+    """judged/<student>/graded.json: the record that a grading ran to its end."""
+    return os.path.join(JUDGED, student, "graded.json")
+
+
+def is_graded(student):
+    """True when this submission, as it is now, was graded to the end by an earlier run."""
+    try:
+        with open(marker(student), encoding="utf-8") as f:
+            return json.load(f).get("digest") == submission_digest(student)
+    except (OSError, ValueError):
+        return False
+
+
+def students_in_gradebook():
+    """The students the gradebook holds a submission of this assignment for."""
+    from nbgrader.api import Gradebook, MissingEntry
+
+    from grader_config import db_url
+
+    with Gradebook(db_url()) as gb:
+        try:
+            return {sub.student_id for sub in gb.assignment_submissions(ASSIGNMENT)}
+        except MissingEntry:
+            return set()
+
+
+def mark_graded(student, digest):
+    """Written last, after nbgrader finished: an interrupted grading leaves no marker."""
+    os.makedirs(os.path.dirname(marker(student)), exist_ok=True)
+    with open(marker(student), "w", encoding="utf-8") as f:
+        json.dump({"digest": digest, "when": time.time()}, f)
+
+
+# ── the grading server: one process, nbgrader imported once ──
+
+
+def autograde_one(student):
+    """nbgrader's Autograde for one student, in this process; raises when nbgrader gives up."""
+    from nbgrader.converters import Autograde
+    from nbgrader.coursedir import CourseDirectory
+    from traitlets.config import Config
+
+    import grader_config
+
+    config = Config()
+    grader_config.configure(config)
+    coursedir = CourseDirectory(config=config)
+    coursedir.assignment_id, coursedir.student_id = ASSIGNMENT, student
+    converter = Autograde(coursedir=coursedir, config=config)
+    converter.force = True
+    digest = submission_digest(student)
+    converter.start()  # nbgrader raises NbGraderException when a notebook could not be graded
+    mark_graded(student, digest)
+
+
+class ErrorLog(logging.Handler):
+    """Keeps the ERROR lines nbgrader logs while it grades: the first one says why it gave up."""
+
+    def __init__(self):
+        super().__init__(logging.ERROR)
+        self.lines = []
+
+    def emit(self, record):
+        """Keep the first line of one error."""
+        self.lines.append(record.getMessage().strip().splitlines()[0][:200])
+
+
+def serve(lines=sys.stdin, reply=sys.stdout):
+    """Answer {"student": id} lines with {"student", "ok", "error"} lines until stdin closes."""
+    errors = ErrorLog()
+    root = logging.getLogger()
+    root.handlers[:] = [errors]  # nbgrader's progress lines would flood the pipes otherwise
+    root.setLevel(logging.ERROR)
+    for line in lines:
+        student = json.loads(line)["student"]
+        crash_once_for_tests(student)
+        errors.lines.clear()
+        try:
+            autograde_one(student)
+            answer = {"student": student, "ok": True, "error": ""}
+        except BaseException as err:  # nbgrader's own failure, or anything under it
+            why = errors.lines[0] if errors.lines else f"{type(err).__name__}: {err}"
+            answer = {"student": student, "ok": False, "error": why}
+        reply.write(json.dumps(answer) + "\n")
+        reply.flush()
+
+
+def crash_once_for_tests(student):
+    """The dying-server test: exit hard on this student the first time (a marker file says so)."""
+    target, flag = os.environ.get("ATTENTION_FARM_CRASH", ""), os.environ.get("ATTENTION_FARM_FLAG")
+    if target == student and flag and not os.path.exists(flag):
+        open(flag, "w").close()
+        os._exit(137)
+
+
+class Server:
+    """One grading server process and its pipes."""
+
+    def __init__(self):
+        env = dict(os.environ, PYTHONPATH=ROOT)
+        env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", "")
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "grading.farm", "serve"],
+            cwd=ROOT,
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+            start_new_session=True,  # its kernels and judges die with it on stop()
+        )
+
+    def grade(self, student):
+        """(ok, error) for one submission; ok is None when the server died on it."""
+        try:
+            self.process.stdin.write(json.dumps({"student": student}) + "\n")
+            self.process.stdin.flush()
+            line = self.process.stdout.readline()
+        except (BrokenPipeError, OSError):
+            line = ""
+        if not line:
+            return None, f"the grading process died (exit {self.process.wait()})"
+        answer = json.loads(line)
+        return answer["ok"], answer["error"]
+
+    def stop(self):
+        """End the server and everything it started."""
+        try:
+            os.killpg(self.process.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        self.process.wait()
+
+
+# ── many at once ──
+
+
+def grade_locally(students, jobs, progress):
+    """Grade with `jobs` servers sharing one queue; a dead server is replaced."""
+    todo = queue.Queue()
+    for student in students:
+        todo.put((student, 1, time.perf_counter()))
+    outcomes, lock = [], threading.Lock()
+
+    def lane():
+        server = Server()
+        try:
+            while True:
+                try:
+                    student, attempt, started = todo.get_nowait()
+                except queue.Empty:
+                    return
+                ok, error = server.grade(student)
+                if ok is None:  # the server died on it: a fresh server, and one more try
+                    server.stop()
+                    server = Server()
+                    if attempt < ATTEMPTS:
+                        todo.put((student, attempt + 1, started))
+                        continue
+                    ok = False
+                outcome = Outcome(student, ok, time.perf_counter() - started, error, attempt)
+                with lock:
+                    outcomes.append(outcome)
+                    progress(outcome)
+        finally:
+            server.stop()
+
+    lanes = [threading.Thread(target=lane, daemon=True) for _ in range(min(jobs, len(students)))]
+    for t in lanes:
+        t.start()
+    for t in lanes:
+        while t.is_alive():
+            t.join(0.2)  # short joins keep Ctrl-C deliverable to this thread
+    return outcomes
+
+
+_SERVER = None  # the grading server of this Dask worker process, started by its first task
+
+
+def grade_on_worker(student):
+    """A Dask task: one submission, graded by this worker machine's warm server."""
+    global _SERVER
+    if _SERVER is None or _SERVER.process.poll() is not None:
+        _SERVER = Server()
+    started = time.perf_counter()
+    ok, error = _SERVER.grade(student)
+    if ok is None:
+        _SERVER.stop()
+        _SERVER = None
+        raise RuntimeError(error)  # Dask retries the task once (retries=1), on a fresh server
+    return Outcome(student, ok, time.perf_counter() - started, error)
+
+
+def grade_on_cluster(students, scheduler, progress):
+    """Grade through Dask: `local` starts a cluster on this machine, else a scheduler address."""
+    from dask.distributed import Client, LocalCluster, as_completed
+
+    cluster = None
+    if scheduler == "local":
+        cluster = LocalCluster(n_workers=os.cpu_count(), threads_per_worker=1, processes=True)
+        scheduler = cluster.scheduler_address
+    outcomes = []
+    with Client(scheduler) as client:
+        futures = {client.submit(grade_on_worker, s, retries=ATTEMPTS - 1, pure=False): s
+                   for s in students}  # fmt: skip
+        for future in as_completed(futures):
+            try:
+                outcome = future.result()
+            except Exception as err:  # a task that failed on every attempt
+                outcome = Outcome(futures[future], False, 0.0, f"{type(err).__name__}: {err}")
+            outcomes.append(outcome)
+            progress(outcome)
+    if cluster is not None:
+        cluster.close()
+    return outcomes
+
+
+def autograde(students, jobs=None, scheduler=None, force=False):
+    """Grade every submission not graded yet (or all with force); [Outcome], one per student."""
+    from tqdm import tqdm
+
+    in_gradebook = set() if force else students_in_gradebook()
+    todo = [s for s in students if force or not (s in in_gradebook and is_graded(s))]
+    skipped = len(students) - len(todo)
+    if skipped:
+        print(f"{skipped} submissions already graded and unchanged (--force grades them again)")
+    if not todo:
+        return []
+    jobs = jobs or os.cpu_count() or 1
+    where = f"Dask at {scheduler}" if scheduler else f"{jobs} local workers"
+    bar = tqdm(total=len(todo), unit="submission", desc=f"autograde ({where})", file=sys.stdout)
+    failures = []
+
+    def progress(outcome):
+        bar.update(1)
+        if not outcome.ok:
+            failures.append(outcome)
+            bar.write(f"  {outcome.student}: NOT graded ({outcome.error})")
+        bar.set_postfix(failed=len(failures))
+
+    try:
+        if scheduler:
+            return grade_on_cluster(todo, scheduler, progress)
+        return grade_locally(todo, jobs, progress)
+    finally:
+        bar.close()
+
+
+def main(argv):
+    """`python -m grading.farm serve` (a grading server) or `autograde [options] [students]`."""
+    if argv[:1] == ["serve"]:
+        return serve()
+    if argv[:1] != ["autograde"]:
+        raise SystemExit(__doc__)
+    args, students, jobs, scheduler, force = argv[1:], [], None, None, False
+    while args:
+        arg = args.pop(0)
+        if arg == "--jobs":
+            jobs = int(args.pop(0))
+        elif arg == "--scheduler":
+            scheduler = args.pop(0)
+        elif arg == "--force":
+            force = True
+        else:
+            students.append(arg)
+    from grading.classroom import students as all_students
+
+    outcomes = autograde(students or all_students(), jobs, scheduler, force)
+    return 1 if any(not o.ok for o in outcomes) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,138 @@
+"""Parallel grading (grading/farm.py): the same gradebook as plain `nbgrader autograde`, cell by
+cell, with parallel local workers, a worker that dies, a real Dask cluster and a PostgreSQL
+gradebook; and a rerun grades only what is missing.
+"""
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+import pytest
+
+from grader_config import SQLITE_GRADEBOOK, db_url
+from grading import classroom, course, farm, postgres
+from grading.mistakes import BUGGY
+from tests.lab_server import free_port
+
+pytestmark = pytest.mark.nbgrader
+CLASS = {"correct": None, "no-sqrt-d": "attention.no_scaling", "post-ln": "block.post_ln"}
+
+
+def scores(url=None):
+    """{student: {grade_id: score}} from a gradebook (the course's, unless url)."""
+    from nbgrader.api import Gradebook
+
+    with Gradebook(url or db_url()) as gb:
+        return {
+            sub.student_id: {g.name: g.score for nb in sub.notebooks for g in nb.grades}
+            for sub in gb.assignment_submissions("attention")
+        }
+
+
+def fresh_class():
+    """A new SQLite gradebook, the release registered in it, and the small class submitted."""
+    for stale in (classroom.JUDGED, classroom.AUTOGRADED, classroom.SUBMITTED):
+        shutil.rmtree(stale, ignore_errors=True)
+    if os.path.exists(SQLITE_GRADEBOOK):
+        os.remove(SQLITE_GRADEBOOK)
+    course.release()
+    for student, mistake in CLASS.items():
+        replace = {BUGGY[mistake][0]: BUGGY[mistake][1]} if mistake else None
+        classroom.write_submission(student, replace=replace)
+
+
+@pytest.fixture(scope="module")
+def plain():
+    """The class graded by plain `nbgrader autograde attention` (one call): the baseline."""
+    fresh_class()
+    done = course.nbgrader("autograde", "attention", "--force")
+    assert done.returncode == 0, done.stderr[-2000:]
+    baseline = scores()
+    assert baseline["correct"]["step02-attention-hidden"] == 3  # the baseline itself is sound
+    assert baseline["no-sqrt-d"]["step02-attention-hidden"] == 0
+    return baseline
+
+
+def test_parallel_workers_give_plain_nbgraders_gradebook(plain):
+    """JOBS=2: every cell of every submission scores what plain nbgrader gave it."""
+    outcomes = farm.autograde(list(CLASS), jobs=2, force=True)
+    assert sorted(o.student for o in outcomes if o.ok) == sorted(CLASS)
+    assert scores() == plain
+
+
+def test_a_rerun_grades_only_what_is_missing_or_changed(plain):
+    """Graded and unchanged: skipped. A changed submission, or one without a record: graded."""
+    farm.autograde(list(CLASS), jobs=2, force=True)
+    assert farm.autograde(list(CLASS), jobs=2) == []
+    notebook = os.path.join(classroom.SUBMITTED, "post-ln", "attention", "01-softmax.ipynb")
+    os.utime(notebook, (time.time() + 5, time.time() + 5))
+    os.remove(farm.marker("correct"))
+    again = farm.autograde(list(CLASS), jobs=2)
+    assert sorted(o.student for o in again) == ["correct", "post-ln"]
+    assert scores() == plain
+
+
+def test_a_worker_that_dies_is_replaced_and_its_submission_retried(plain, tmp_path, monkeypatch):
+    """The server grading no-sqrt-d exits hard once: a new server grades it, nothing is lost."""
+    monkeypatch.setenv("ATTENTION_FARM_CRASH", "no-sqrt-d")
+    monkeypatch.setenv("ATTENTION_FARM_FLAG", str(tmp_path / "crashed"))
+    outcomes = {o.student: o for o in farm.autograde(list(CLASS), jobs=2, force=True)}
+    assert (tmp_path / "crashed").exists(), "the server did not die: the test tests nothing"
+    assert outcomes["no-sqrt-d"].ok and outcomes["no-sqrt-d"].attempts == 2
+    assert all(o.ok and o.attempts == 1 for s, o in outcomes.items() if s != "no-sqrt-d")
+    assert scores() == plain
+
+
+def start(command):
+    """A background process in its own group (stopped with its children by stop())."""
+    env = dict(os.environ, PYTHONPATH=classroom.ROOT)  # workers import grading.farm's tasks
+    return subprocess.Popen(command, cwd=classroom.ROOT, env=env, start_new_session=True,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+
+
+def stop(process):
+    """Stop a process group started by start()."""
+    try:
+        os.killpg(process.pid, signal.SIGTERM)
+        process.wait(timeout=30)
+    except (ProcessLookupError, subprocess.TimeoutExpired):
+        os.killpg(process.pid, signal.SIGKILL)
+
+
+def test_a_dask_cluster_gives_plain_nbgraders_gradebook(plain):
+    """A `dask scheduler` and two `dask worker` processes on this machine grade the class."""
+    port = free_port()
+    dask = os.path.join(os.path.dirname(sys.executable), "dask")
+    address = f"tcp://127.0.0.1:{port}"
+    processes = [start([dask, "scheduler", "--host", "127.0.0.1", "--port", str(port),
+                        "--no-dashboard"])]  # fmt: skip
+    try:
+        for _ in range(2):
+            processes.append(start([dask, "worker", address, "--nthreads", "1", "--no-dashboard",
+                                    "--local-directory", "/tmp"]))  # fmt: skip
+        outcomes = farm.autograde(list(CLASS), scheduler=address, force=True)
+    finally:
+        for process in reversed(processes):
+            stop(process)
+    assert sorted(o.student for o in outcomes if o.ok) == sorted(CLASS)
+    assert scores() == plain
+
+
+def test_a_postgresql_gradebook_gives_plain_nbgraders_scores(plain, monkeypatch):
+    """Release and parallel autograde on a real PostgreSQL server: the same scores as SQLite."""
+    folder = tempfile.mkdtemp(prefix="attention-pg-")  # pytest's tmp_path is closed to `postgres`
+    os.chmod(folder, 0o755)
+    url = postgres.start(folder, free_port())
+    try:
+        monkeypatch.setenv("DB_URL", url)
+        course.release()  # registers the assignment in the PostgreSQL gradebook
+        outcomes = farm.autograde(list(CLASS), jobs=2, force=True)
+        assert sorted(o.student for o in outcomes if o.ok) == sorted(CLASS)
+        assert scores(url) == plain
+    finally:
+        postgres.stop(folder)
+        shutil.rmtree(folder, ignore_errors=True)
