@@ -18,7 +18,6 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from grader_config import SQLITE_GRADEBOOK, db_url  # noqa: E402
 from grading import classroom, course, farm  # noqa: E402
 from grading.mistakes import BUGGY  # noqa: E402
 
@@ -33,12 +32,8 @@ def cpu_seconds():
 
 
 def write_class(size):
-    """A fresh gradebook and release, and `size` submissions; their ids."""
-    for stale in (classroom.JUDGED, classroom.AUTOGRADED, classroom.SUBMITTED):
-        shutil.rmtree(stale, ignore_errors=True)
-    if os.path.exists(SQLITE_GRADEBOOK):
-        os.remove(SQLITE_GRADEBOOK)
-    course.release()
+    """A clean slate, then `size` submissions; their ids."""
+    classroom.start_over()
     classroom.write_submission("correct")
     classroom.write_submission("half-finished", steps=classroom.HALF_FINISHED_STEPS)
     shutil.copytree(course.RELEASE, os.path.join(classroom.SUBMITTED, "empty", "attention"))
@@ -49,17 +44,6 @@ def write_class(size):
         function, code = BUGGY[name]
         classroom.write_submission(name.replace(".", "-").replace("_", "-"), {function: code})
     return classroom.students()
-
-
-def scores():
-    """{student: {grade_id: score}} from the gradebook."""
-    from nbgrader.api import Gradebook
-
-    with Gradebook(db_url()) as gb:
-        return {
-            sub.student_id: {g.name: g.score for nb in sub.notebooks for g in nb.grades}
-            for sub in gb.assignment_submissions("attention")
-        }
 
 
 def run_lane(lane, students):
@@ -73,7 +57,7 @@ def run_lane(lane, students):
         farm.autograde(students, scheduler="local", force=True)
     else:
         farm.autograde(students, jobs=int(lane), force=True)
-    return time.perf_counter() - wall, cpu_seconds() - cpu, scores()
+    return time.perf_counter() - wall, cpu_seconds() - cpu, classroom.cell_scores()
 
 
 def main(argv):

@@ -15,8 +15,9 @@ import time
 
 import nbformat
 
-from grader_config import ASSIGNMENT, db_url
+from grader_config import ASSIGNMENT, SQLITE_GRADEBOOK, db_url
 from grading import course, farm, intake, sandbox
+from grading.masters import notebooks
 from grading.mistakes import BUGGY
 from grading.reference import ROOT, load_source_module
 
@@ -90,10 +91,11 @@ def records(student):
     if not os.path.isdir(folder):
         return {}
     out = {}
-    for name in sorted(os.listdir(folder)):
-        if name.endswith(".json") and name not in ("intake.json", "nbgrader.json", "graded.json"):
-            with open(os.path.join(folder, name), encoding="utf-8") as f:
-                out[name[: -len(".json")]] = json.load(f)
+    for stem in (os.path.splitext(name)[0] for name in notebooks()):
+        path = os.path.join(folder, stem + ".json")  # the judge's record, named after its notebook
+        if os.path.exists(path):
+            with open(path, encoding="utf-8") as f:
+                out[stem] = json.load(f)
     return out
 
 
@@ -152,6 +154,11 @@ def grade_table():
                 (student, scores, submission.score, submission.max_score, diagnoses_of(student))
             )
     return rows
+
+
+def cell_scores():
+    """{student: {grade_id: score}} for every graded student: the gradebook, cell by cell."""
+    return {student: scores for student, scores, *_ in grade_table()}
 
 
 def grades(path=GRADES_CSV):
@@ -249,10 +256,17 @@ def write_outputs(dest, model_path):
             f.write(text)
 
 
-def demo_class():
-    """{student: mistake name or a label}: the class make demo builds."""
+def start_over():
+    """A clean slate: no submissions, results or SQLite gradebook; the release registered anew."""
+    for stale in (SUBMITTED, AUTOGRADED, JUDGED, os.path.join(ROOT, "feedback")):
+        shutil.rmtree(stale, ignore_errors=True)
+    if os.path.exists(SQLITE_GRADEBOOK):
+        os.remove(SQLITE_GRADEBOOK)
     course.release()
-    shutil.rmtree(SUBMITTED, ignore_errors=True)
+
+
+def demo_class():
+    """{student: mistake name or a label}: the class make demo builds (after start_over)."""
     made = {}
     write_submission("correct")
     made["correct"] = "correct"
@@ -291,11 +305,7 @@ def name_students(made):
 def demo():
     """make demo from scratch: clear old results, demo class, autograde, feedback, grades."""
     start = time.perf_counter()
-    for stale in ("autograded", "feedback", "judged"):
-        shutil.rmtree(os.path.join(ROOT, stale), ignore_errors=True)
-    for stale in ("gradebook.db",):
-        if os.path.exists(os.path.join(ROOT, stale)):
-            os.remove(os.path.join(ROOT, stale))
+    start_over()
     demo_class()
     autograde()
     feedback()

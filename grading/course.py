@@ -19,13 +19,21 @@ RELEASE = os.path.join(ROOT, "release", ASSIGNMENT)
 WORKSPACE = os.path.join(ROOT, "workspace")
 
 
+def tool_environment():
+    """os.environ with this environment's tools (alembic, jupyter) on PATH and the course
+    importable: what nbgrader and the grading servers need."""
+    path = os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", "")
+    return dict(os.environ, PATH=path, PYTHONPATH=ROOT)
+
+
 def nbgrader(*args):
     """Run one nbgrader command from the course root, with this environment's tools on PATH."""
-    env = dict(
-        os.environ, PATH=os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", "")
-    )
     return subprocess.run(
-        [sys.executable, "-m", "nbgrader", *args], cwd=ROOT, env=env, capture_output=True, text=True
+        [sys.executable, "-m", "nbgrader", *args],
+        cwd=ROOT,
+        env=tool_environment(),
+        capture_output=True,
+        text=True,
     )
 
 

@@ -1,6 +1,6 @@
 """Grading many submissions at once: warm workers on this machine, or a Dask cluster.
 
-    python -m grading.farm autograde [--jobs N] [--scheduler URL|local] [--force] [students...]
+    make autograde JOBS=N | SCHEDULER=tcp://host:8786 | SCHEDULER=local   (grading.classroom)
 
 A grading server (`python -m grading.farm serve`) imports nbgrader and the course once, then
 autogrades one submission per request, in its own process, with nbgrader's own Autograde converter
@@ -12,6 +12,7 @@ unless --force. The gradebook is SQLite with a long lock timeout by default (wri
 other, none fails), or PostgreSQL via DB_URL.
 """
 
+import functools
 import hashlib
 import json
 import logging
@@ -25,10 +26,11 @@ import time
 from dataclasses import dataclass
 
 from grader_config import ASSIGNMENT
+from grading import course
+from grading.intake import JUDGED
 from grading.reference import ROOT
 
 SUBMITTED = os.path.join(ROOT, "submitted")
-JUDGED = os.path.join(ROOT, "judged")
 ATTEMPTS = 2  # a submission whose server died is tried once more, then reported
 
 
@@ -40,8 +42,6 @@ class Outcome:
     """The student id (a folder of submitted/)."""
     ok: bool
     """nbgrader graded it (its cells may still score 0)."""
-    seconds: float
-    """Wall time spent on it, retries included."""
     error: str = ""
     """Why it could not be graded, in one line; "" when ok."""
     attempts: int = 1
@@ -55,8 +55,7 @@ def submission_digest(student):
     """sha256 over the names, sizes and modification times of a submission's files."""
     digest = hashlib.sha256()
     folder = os.path.join(SUBMITTED, student, ASSIGNMENT)
-    for here, dirs, files in sorted(os.walk(folder)):
-        dirs.sort()
+    for here, _, files in sorted(os.walk(folder)):
         for name in sorted(files):
             stat = os.lstat(os.path.join(here, name))
             digest.update(f"{os.path.relpath(os.path.join(here, name), folder)}:{stat.st_size}:"
@@ -101,16 +100,24 @@ def mark_graded(student, digest):
 # ── the grading server: one process, nbgrader imported once ──
 
 
-def autograde_one(student):
-    """nbgrader's Autograde for one student, in this process; raises when nbgrader gives up."""
-    from nbgrader.converters import Autograde
-    from nbgrader.coursedir import CourseDirectory
+@functools.cache
+def nbgrader_config():
+    """The course's nbgrader configuration, built once per grading server."""
     from traitlets.config import Config
 
     import grader_config
 
     config = Config()
     grader_config.configure(config)
+    return config
+
+
+def autograde_one(student):
+    """nbgrader's Autograde for one student, in this process; raises when nbgrader gives up."""
+    from nbgrader.converters import Autograde
+    from nbgrader.coursedir import CourseDirectory
+
+    config = nbgrader_config()
     coursedir = CourseDirectory(config=config)
     coursedir.assignment_id, coursedir.student_id = ASSIGNMENT, student
     converter = Autograde(coursedir=coursedir, config=config)
@@ -164,12 +171,10 @@ class Server:
     """One grading server process and its pipes."""
 
     def __init__(self):
-        env = dict(os.environ, PYTHONPATH=ROOT)
-        env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", "")
         self.process = subprocess.Popen(
             [sys.executable, "-m", "grading.farm", "serve"],
             cwd=ROOT,
-            env=env,
+            env=course.tool_environment(),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
@@ -206,7 +211,7 @@ def grade_locally(students, jobs, progress):
     """Grade with `jobs` servers sharing one queue; a dead server is replaced."""
     todo = queue.Queue()
     for student in students:
-        todo.put((student, 1, time.perf_counter()))
+        todo.put((student, 1))
     outcomes, lock = [], threading.Lock()
 
     def lane():
@@ -214,7 +219,7 @@ def grade_locally(students, jobs, progress):
         try:
             while True:
                 try:
-                    student, attempt, started = todo.get_nowait()
+                    student, attempt = todo.get_nowait()
                 except queue.Empty:
                     return
                 ok, error = server.grade(student)
@@ -222,10 +227,10 @@ def grade_locally(students, jobs, progress):
                     server.stop()
                     server = Server()
                     if attempt < ATTEMPTS:
-                        todo.put((student, attempt + 1, started))
+                        todo.put((student, attempt + 1))
                         continue
                     ok = False
-                outcome = Outcome(student, ok, time.perf_counter() - started, error, attempt)
+                outcome = Outcome(student, ok, error, attempt)
                 with lock:
                     outcomes.append(outcome)
                     progress(outcome)
@@ -249,13 +254,12 @@ def grade_on_worker(student):
     global _SERVER
     if _SERVER is None or _SERVER.process.poll() is not None:
         _SERVER = Server()
-    started = time.perf_counter()
     ok, error = _SERVER.grade(student)
     if ok is None:
         _SERVER.stop()
         _SERVER = None
         raise RuntimeError(error)  # Dask retries the task once (retries=1), on a fresh server
-    return Outcome(student, ok, time.perf_counter() - started, error)
+    return Outcome(student, ok, error)
 
 
 def grade_on_cluster(students, scheduler, progress):
@@ -274,7 +278,7 @@ def grade_on_cluster(students, scheduler, progress):
             try:
                 outcome = future.result()
             except Exception as err:  # a task that failed on every attempt
-                outcome = Outcome(futures[future], False, 0.0, f"{type(err).__name__}: {err}")
+                outcome = Outcome(futures[future], False, f"{type(err).__name__}: {err}")
             outcomes.append(outcome)
             progress(outcome)
     if cluster is not None:
@@ -314,27 +318,11 @@ def autograde(students, jobs=None, scheduler=None, force=False):
 
 
 def main(argv):
-    """`python -m grading.farm serve` (a grading server) or `autograde [options] [students]`."""
-    if argv[:1] == ["serve"]:
-        return serve()
-    if argv[:1] != ["autograde"]:
+    """`python -m grading.farm serve`: one grading server (make autograde starts them)."""
+    if argv != ["serve"]:
         raise SystemExit(__doc__)
-    args, students, jobs, scheduler, force = argv[1:], [], None, None, False
-    while args:
-        arg = args.pop(0)
-        if arg == "--jobs":
-            jobs = int(args.pop(0))
-        elif arg == "--scheduler":
-            scheduler = args.pop(0)
-        elif arg == "--force":
-            force = True
-        else:
-            students.append(arg)
-    from grading.classroom import students as all_students
-
-    outcomes = autograde(students or all_students(), jobs, scheduler, force)
-    return 1 if any(not o.ok for o in outcomes) else 0
+    serve()
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    main(sys.argv[1:])

@@ -46,7 +46,7 @@ def as_server_user(command):
     return ["setpriv", "--reuid=postgres", "--regid=postgres", "--init-groups", *command]
 
 
-def url(folder=FOLDER, port=PORT):
+def url(port=PORT):
     """The SQLAlchemy URL nbgrader's gradebook takes (DB_URL)."""
     return f"postgresql+psycopg2://postgres@127.0.0.1:{port}/{DATABASE}"
 
@@ -76,7 +76,7 @@ def start(folder=FOLDER, port=PORT):
         run(
             [f"{programs}/createdb", "-h", "127.0.0.1", "-p", str(port), "-U", "postgres", DATABASE]
         )
-    return url(folder, port)
+    return url(port)
 
 
 def stop(folder=FOLDER):

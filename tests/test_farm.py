@@ -13,33 +13,18 @@ import time
 
 import pytest
 
-from grader_config import SQLITE_GRADEBOOK, db_url
 from grading import classroom, course, farm, postgres
 from grading.mistakes import BUGGY
 from tests.lab_server import free_port
 
 pytestmark = pytest.mark.nbgrader
+scores = classroom.cell_scores  # {student: {grade_id: score}} from the gradebook
 CLASS = {"correct": None, "no-sqrt-d": "attention.no_scaling", "post-ln": "block.post_ln"}
 
 
-def scores(url=None):
-    """{student: {grade_id: score}} from a gradebook (the course's, unless url)."""
-    from nbgrader.api import Gradebook
-
-    with Gradebook(url or db_url()) as gb:
-        return {
-            sub.student_id: {g.name: g.score for nb in sub.notebooks for g in nb.grades}
-            for sub in gb.assignment_submissions("attention")
-        }
-
-
 def fresh_class():
-    """A new SQLite gradebook, the release registered in it, and the small class submitted."""
-    for stale in (classroom.JUDGED, classroom.AUTOGRADED, classroom.SUBMITTED):
-        shutil.rmtree(stale, ignore_errors=True)
-    if os.path.exists(SQLITE_GRADEBOOK):
-        os.remove(SQLITE_GRADEBOOK)
-    course.release()
+    """A clean slate (new SQLite gradebook, release registered) and the small class submitted."""
+    classroom.start_over()
     for student, mistake in CLASS.items():
         replace = {BUGGY[mistake][0]: BUGGY[mistake][1]} if mistake else None
         classroom.write_submission(student, replace=replace)
@@ -132,7 +117,7 @@ def test_a_postgresql_gradebook_gives_plain_nbgraders_scores(plain, monkeypatch)
         course.release()  # registers the assignment in the PostgreSQL gradebook
         outcomes = farm.autograde(list(CLASS), jobs=2, force=True)
         assert sorted(o.student for o in outcomes if o.ok) == sorted(CLASS)
-        assert scores(url) == plain
+        assert scores() == plain
     finally:
         postgres.stop(folder)
         shutil.rmtree(folder, ignore_errors=True)

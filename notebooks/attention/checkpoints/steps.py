@@ -71,14 +71,15 @@ def answer(name, got, want, names=("row", "column"), **fields):
     what = CLAIMS[name].format(**fields)
     if crashed(got):
         return Check(what, False, got=crash_text(got))
-    found = first_difference(canonical(got), want)
+    got = canonical(got)
+    found = first_difference(got, want)
     if found is None:
         return Check(what, True)
     path, got_part, want_part, why = found
-    mine, theirs = brief(canonical(got)), brief(want)
-    if path and len(names) > 1 and isinstance(canonical(got), list):
+    mine, theirs = brief(got), brief(want)
+    if path and len(names) > 1 and isinstance(got, list):
         row = path[0]
-        mine = f"{names[0]} {row}: {brief(canonical(got)[row])}"
+        mine = f"{names[0]} {row}: {brief(got[row])}"
         theirs = f"{names[0]} {row}: {brief(want[row])}"
     where = f"{describe_path(path, names)}: {brief(got_part)} vs {brief(want_part)} ({why})"
     return Check(what, False, got=mine, expected=theirs, where=where, hint=HINTS[name])
