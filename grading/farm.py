@@ -52,14 +52,19 @@ class Outcome:
 
 
 def submission_digest(student):
-    """sha256 over the names, sizes and modification times of a submission's files."""
+    """sha256 over the paths and contents of a submission's files (a link counts as its target's
+    name): a resubmission that changes any byte is graded again, whatever its timestamps say."""
     digest = hashlib.sha256()
     folder = os.path.join(SUBMITTED, student, ASSIGNMENT)
     for here, _, files in sorted(os.walk(folder)):
         for name in sorted(files):
-            stat = os.lstat(os.path.join(here, name))
-            digest.update(f"{os.path.relpath(os.path.join(here, name), folder)}:{stat.st_size}:"
-                          f"{stat.st_mtime_ns}\n".encode())  # fmt: skip
+            path = os.path.join(here, name)
+            digest.update(os.path.relpath(path, folder).encode() + b"\0")
+            if os.path.islink(path) or not os.path.isfile(path):
+                digest.update(os.readlink(path).encode() if os.path.islink(path) else b"special")
+            else:
+                with open(path, "rb") as f:
+                    digest.update(hashlib.sha256(f.read()).digest())
     return digest.hexdigest()
 
 

@@ -50,11 +50,14 @@ def test_parallel_workers_give_plain_nbgraders_gradebook(plain):
 
 
 def test_a_rerun_grades_only_what_is_missing_or_changed(plain):
-    """Graded and unchanged: skipped. A changed submission, or one without a record: graded."""
+    """Graded and unchanged (even if touched): skipped. Changed content, or no record: graded."""
     farm.autograde(list(CLASS), jobs=2, force=True)
     assert farm.autograde(list(CLASS), jobs=2) == []
     notebook = os.path.join(classroom.SUBMITTED, "post-ln", "attention", "01-softmax.ipynb")
     os.utime(notebook, (time.time() + 5, time.time() + 5))
+    assert farm.autograde(list(CLASS), jobs=2) == []  # a new timestamp alone changes nothing
+    with open(notebook, "a") as f:
+        f.write("\n")  # a changed byte (still valid JSON); timestamps alone do not count
     os.remove(farm.marker("correct"))
     again = farm.autograde(list(CLASS), jobs=2)
     assert sorted(o.student for o in again) == ["correct", "post-ln"]
