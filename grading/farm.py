@@ -18,6 +18,7 @@ import json
 import logging
 import os
 import queue
+import select
 import signal
 import subprocess
 import sys
@@ -26,12 +27,18 @@ import time
 from dataclasses import dataclass
 
 from grader_config import ASSIGNMENT
-from grading import course
+from grading import course, warm_kernels
 from grading.intake import JUDGED
 from grading.reference import ROOT
 
 SUBMITTED = os.path.join(ROOT, "submitted")
 ATTEMPTS = 2  # a submission whose server died is tried once more, then reported
+SUBMISSION_SECONDS = 900  # one submission takes about 10 s; a server silent this long is stuck
+
+
+def submission_seconds():
+    """How long a server may take over one submission (ATTENTION_SUBMISSION_SECONDS overrides)."""
+    return float(os.environ.get("ATTENTION_SUBMISSION_SECONDS") or SUBMISSION_SECONDS)
 
 
 @dataclass(frozen=True)
@@ -114,6 +121,7 @@ def nbgrader_config():
 
     config = Config()
     grader_config.configure(config)
+    config.SandboxedExecute.warm_kernels = True  # one warm sandbox per submission (warm_kernels)
     return config
 
 
@@ -128,7 +136,10 @@ def autograde_one(student):
     converter = Autograde(coursedir=coursedir, config=config)
     converter.force = True
     digest = submission_digest(student)
-    converter.start()  # nbgrader raises NbGraderException when a notebook could not be graded
+    try:
+        converter.start()  # nbgrader raises NbGraderException when a notebook could not be graded
+    finally:
+        warm_kernels.close()  # nothing of this submission's sandbox outlives its grading
     mark_graded(student, digest)
 
 
@@ -165,10 +176,13 @@ def serve(lines=sys.stdin, reply=sys.stdout):
 
 
 def crash_once_for_tests(student):
-    """The dying-server test: exit hard on this student the first time (a marker file says so)."""
+    """The dying- and hanging-server tests: exit hard (or hang, ATTENTION_FARM_HOW=hang) on this
+    student the first time (a marker file says so)."""
     target, flag = os.environ.get("ATTENTION_FARM_CRASH", ""), os.environ.get("ATTENTION_FARM_FLAG")
     if target == student and flag and not os.path.exists(flag):
         open(flag, "w").close()
+        if os.environ.get("ATTENTION_FARM_HOW") == "hang":
+            time.sleep(24 * 3600)
         os._exit(137)
 
 
@@ -188,10 +202,14 @@ class Server:
         )
 
     def grade(self, student):
-        """(ok, error) for one submission; ok is None when the server died on it."""
+        """(ok, error) for one submission; ok is None when the server died or hung on it."""
+        deadline = submission_seconds()
         try:
             self.process.stdin.write(json.dumps({"student": student}) + "\n")
             self.process.stdin.flush()
+            if not select.select([self.process.stdout], [], [], deadline)[0]:
+                self.stop()
+                return None, f"no answer in {deadline:.0f} s: the grading process was stopped"
             line = self.process.stdout.readline()
         except (BrokenPipeError, OSError):
             line = ""
@@ -299,7 +317,10 @@ def autograde(students, jobs=None, scheduler=None, force=False):
     todo = [s for s in students if force or not (s in in_gradebook and is_graded(s))]
     skipped = len(students) - len(todo)
     if skipped:
-        print(f"{skipped} submissions already graded and unchanged (--force grades them again)")
+        print(
+            f"{skipped} submissions already graded and unchanged "
+            "(make autograde FORCE=1, or --force, grades them again)"
+        )
     if not todo:
         return []
     jobs = jobs or os.cpu_count() or 1

@@ -7,6 +7,7 @@ to the sandboxed worker; the hidden cells of the notebooks are placeholders. Fee
 inputs and no seed: only counts, the first gap, and the diagnosis.
 """
 
+import functools
 import math
 import random
 
@@ -152,13 +153,31 @@ def _gap(found):
     return why
 
 
+@functools.cache
+def answered_cases(checkpoint):
+    """cases(checkpoint) with the reference's canonical answer to each: the same for everyone."""
+    ref = reference()
+    return [
+        (label, function, args, kwargs, canonical(ref.__dict__[function](*args, **kwargs)))
+        for label, function, args, kwargs in cases(checkpoint)
+    ]
+
+
+def copied(value):
+    """A copy of nested lists and dicts: a learner function that edits its input edits only this."""
+    if isinstance(value, list):
+        return [copied(v) for v in value]
+    if isinstance(value, dict):
+        return {k: copied(v) for k, v in value.items()}
+    return value
+
+
 def judge(checkpoint, model):
     """(number of cases, [failure descriptions]) for one checkpoint."""
-    ref = reference()
     total, failures = 0, []
-    for label, function, args, kwargs in cases(checkpoint):
+    for label, function, args, kwargs, want in answered_cases(checkpoint):
         total += 1
-        got = attempt(getattr(model, function), *args, **kwargs)
+        got = attempt(getattr(model, function), *copied(args), **copied(kwargs))
         if isinstance(got, Exception):
             failures.append(f"{label} case raised {type(got).__name__}")
             continue
@@ -167,7 +186,7 @@ def judge(checkpoint, model):
             if pos_encoding_signature(got) != [float(n), float(d), True, True]:
                 failures.append(f"{label} case: not an n × d matrix in [-1, 1] with distinct rows")
             continue
-        found = first_difference(canonical(got), canonical(ref.__dict__[function](*args, **kwargs)))
+        found = first_difference(canonical(got), want)
         if found:
             failures.append(f"{label} case {_gap(found)}")
     if checkpoint == "causal_mask":

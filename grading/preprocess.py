@@ -21,9 +21,10 @@ import nbformat
 from jupyter_client.manager import AsyncKernelManager
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from nbgrader.preprocessors import Execute, NbGraderPreprocessor
+from traitlets import Bool
 
 from grader_config import ASSIGNMENT, SOURCE_DIR
-from grading import judge, sandbox
+from grading import judge, sandbox, warm_kernels
 from grading.intake import JUDGED, remove_links
 from grading.reference import ROOT
 
@@ -152,31 +153,63 @@ def recalled_problems(student, notebook):
 # ── execute ──
 
 
+KERNEL_ENV = {
+    "NBGRADER_EXECUTION": "autograde",
+    "IPYTHONDIR": "/tmp/.ipython",
+    "MPLBACKEND": "agg",
+    "PYDEVD_DISABLE_FILE_VALIDATION": "1",  # debugpy's warning about frozen modules: noise
+}
+
+
 class SandboxedKernelManager(AsyncKernelManager):
-    """A kernel launched inside the sandbox, talking over ipc sockets in a folder bound into it."""
+    """A kernel launched inside the sandbox, talking over ipc sockets in a folder bound into it.
+
+    With a forker (warm kernels, grading.warm_kernels) the kernel is forked in the submission's
+    warm sandbox instead; if that sandbox fails, the kernel is started from scratch as usual.
+    """
 
     writable = None
     runtime = None
+    forker = None
+    kernel_argv = None
 
     def format_kernel_cmd(self, extra_arguments=None):
         """The kernel command inside the sandbox, banner silenced, connection file handed over."""
         cmd = super().format_kernel_cmd(extra_arguments)
+        self.kernel_argv = cmd
         sandbox.hand_over(
             self.connection_file
         )  # written by now; the kernel (another uid) must read it
-        env = {
-            "NBGRADER_EXECUTION": "autograde",
-            "IPYTHONDIR": "/tmp/.ipython",
-            "MPLBACKEND": "agg",
-        }
         quiet = ["/bin/sh", "-c", 'exec "$@" > /dev/null', "kernel"]  # its start-up banner is noise
         return sandbox.wrap(
             quiet + cmd,
             writable=self.writable,
             extra_binds=[self.runtime],
-            env=env,
+            env=KERNEL_ENV,
             memory=sandbox.KERNEL_MEMORY_BYTES,
         )
+
+    async def _async_launch_kernel(self, kernel_cmd, **kw):
+        """Fork the kernel in the warm sandbox when there is one; otherwise start it."""
+        argv = launcher_arguments(self.kernel_argv)
+        if self.forker is not None and argv is not None:
+            try:
+                process = self.forker.spawn(argv)
+            except warm_kernels.ForkerGone as gone:
+                self.log.warning("%s; starting the kernel from scratch", gone)
+            else:
+                self.provisioner.process = process
+                self.provisioner.pid, self.provisioner.pgid = process.pid, None
+                self._reconcile_connection_info(self.provisioner.connection_info)
+                return
+        await super()._async_launch_kernel(kernel_cmd, **kw)
+
+
+def launcher_arguments(cmd):
+    """The arguments after `python -m ipykernel_launcher` in a kernel command, else None."""
+    if cmd and len(cmd) >= 3 and list(cmd[1:3]) == ["-m", "ipykernel_launcher"]:
+        return list(cmd[3:])
+    return None
 
 
 class SandboxedExecute(Execute):
@@ -185,24 +218,47 @@ class SandboxedExecute(Execute):
     A kernel that dies does not drop the submission.
     """
 
+    warm_kernels = Bool(
+        False,
+        help="Fork each notebook's kernel in one warm sandbox per submission (grading.farm).",
+    ).tag(config=True)
+
     def create_kernel_manager(self):
         """nbgrader's kernel manager, on ipc sockets in the runtime folder the sandbox binds."""
         km = super().create_kernel_manager()
         km.transport = "ipc"
         km.runtime = self._runtime
         km.writable = self._writable
-        km.connection_file = os.path.join(self._runtime, "kernel.json")
-        km.ip = os.path.join(self._runtime, "ipc")
+        km.forker = self._forker
+        if self._forker is not None:
+            km.connection_file, km.ip = self._forker.connection_paths()
+        else:
+            km.connection_file = os.path.join(self._runtime, "kernel.json")
+            km.ip = os.path.join(self._runtime, "ipc")
         return km
+
+    def warm_sandbox(self):
+        """This submission's warm sandbox, or None (warm kernels off, or it cannot start)."""
+        if not self.warm_kernels:
+            return None
+        try:
+            return warm_kernels.forker_for(self._writable, KERNEL_ENV)
+        except (warm_kernels.ForkerGone, OSError) as gone:
+            self.log.warning("%s; kernels start from scratch", gone)
+            return None
 
     def preprocess(self, nb, resources, km=None):
         """Run sandboxed; a dead or stuck kernel is noted, not fatal; links it made are deleted."""
         sandbox.require()
         self.kernel_manager_class = SandboxedKernelManager
         self._writable = os.path.abspath(resources.get("metadata", {}).get("path") or ".")
-        self._runtime = tempfile.mkdtemp(prefix="attn-kernel-")
         owner = sandbox.hand_over(self._writable)
-        sandbox.hand_over(self._runtime)
+        self._forker = self.warm_sandbox()
+        if self._forker is not None:
+            self._runtime = self._forker.runtime
+        else:
+            self._runtime = tempfile.mkdtemp(prefix="attn-kernel-")
+            sandbox.hand_over(self._runtime)
         try:
             return super().preprocess(nb, resources, km)
         except (DeadKernelError, CellTimeoutError, RuntimeError) as err:
@@ -216,7 +272,8 @@ class SandboxedExecute(Execute):
         finally:
             if sandbox.as_root() and not sandbox.unsafe():
                 sandbox.chown_tree(self._writable, *owner)
-            shutil.rmtree(self._runtime, ignore_errors=True)
+            if self._forker is None:
+                shutil.rmtree(self._runtime, ignore_errors=True)
             # A link the kernel made would make generate_feedback copy whatever it points at (say
             # the instructor's grading/hidden.py) into the learner's feedback folder.
             for problem in remove_links(self._writable):

@@ -15,6 +15,7 @@ Where bubblewrap cannot run, grading refuses (`require`) unless the instructor s
 ATTENTION_UNSAFE_NO_SANDBOX=1, which every judged record then states.
 """
 
+import fcntl
 import functools
 import os
 import shutil
@@ -31,9 +32,8 @@ OPEN_FILES = 256
 SYSTEM = ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc"]
 SCRATCH = ["/tmp", "/var/tmp", "/dev/shm"]
 WORKDIR = "/tmp/submission"  # where the writable folder appears inside: no instructor path leaks
-SANDBOX_UID = (
-    61000 + os.getpid() % 4000
-)  # one uid per grading process: the process limit is per uid
+SANDBOX_UIDS = range(61000, 65000)  # unprivileged uids no account uses; one per grading process
+UID_CLAIMS = "/run/attention-sandbox-uids"  # root's: sandbox uids are used only as root
 
 
 class SandboxUnavailable(RuntimeError):
@@ -87,12 +87,37 @@ def limits(memory):
     ]
 
 
+@functools.cache
+def sandbox_uid():
+    """This grading process's own sandbox uid, claimed with a lock it holds until it exits.
+
+    The process limit counts per uid, and two grading processes (parallel grading) sharing one
+    would share it: each claims a uid no other live grading process on this machine holds.
+    """
+    os.makedirs(UID_CLAIMS, mode=0o700, exist_ok=True)
+    start = os.getpid() % len(SANDBOX_UIDS)
+    for k in range(len(SANDBOX_UIDS)):
+        uid = SANDBOX_UIDS[(start + k) % len(SANDBOX_UIDS)]
+        claim = os.open(os.path.join(UID_CLAIMS, str(uid)), os.O_CREAT | os.O_RDWR, 0o600)
+        try:
+            fcntl.flock(claim, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(claim)
+            continue
+        _claims.append(claim)  # kept open: the lock (the claim) ends with this process
+        return uid
+    raise SandboxUnavailable(f"all {len(SANDBOX_UIDS)} sandbox uids are claimed by other graders")
+
+
+_claims = []
+
+
 def drop_to_sandbox_uid():
     """setpriv arguments: become the sandbox's own unprivileged uid, with no capabilities left."""
     return [
         "setpriv",
-        f"--reuid={SANDBOX_UID}",
-        f"--regid={SANDBOX_UID}",
+        f"--reuid={sandbox_uid()}",
+        f"--regid={sandbox_uid()}",
         "--clear-groups",
         "--inh-caps=-all",
         "--bounding-set=-all",
@@ -224,7 +249,7 @@ def hand_over(folder):
     """
     st = os.stat(folder)
     if as_root() and not unsafe():
-        chown_tree(folder, SANDBOX_UID, SANDBOX_UID)
+        chown_tree(folder, sandbox_uid(), sandbox_uid())
     return st.st_uid, st.st_gid
 
 

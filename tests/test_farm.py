@@ -11,6 +11,7 @@ import sys
 import tempfile
 import time
 
+import nbformat
 import pytest
 
 from grading import classroom, course, farm, postgres
@@ -42,11 +43,36 @@ def plain():
     return baseline
 
 
-def test_parallel_workers_give_plain_nbgraders_gradebook(plain):
-    """JOBS=2: every cell of every submission scores what plain nbgrader gave it."""
+def graded_outputs():
+    """{(student, notebook, cell id): what the graded notebook shows}: the feedback's content."""
+    shown = {}
+    for student in CLASS:
+        folder = os.path.join(classroom.ROOT, "autograded", student, "attention")
+        for name in sorted(os.listdir(folder)):
+            if name.endswith(".ipynb"):
+                for cell in nbformat.read(os.path.join(folder, name), as_version=4).cells:
+                    shown[student, name, cell.get("id")] = [
+                        (o.output_type, o.get("text"), o.get("data", {}).get("text/plain"),
+                         o.get("ename"), o.get("evalue"))
+                        for o in cell.get("outputs", [])
+                    ]  # fmt: skip
+    return shown
+
+
+@pytest.fixture(scope="module")
+def plain_outputs(plain):
+    """What plain nbgrader's graded notebooks show (its kernels started from scratch)."""
+    return graded_outputs()
+
+
+def test_parallel_workers_give_plain_nbgraders_gradebook_and_feedback(plain, plain_outputs):
+    """JOBS=2 with warm kernels: every cell scores and shows what plain nbgrader gave it."""
     outcomes = farm.autograde(list(CLASS), jobs=2, force=True)
     assert sorted(o.student for o in outcomes if o.ok) == sorted(CLASS)
     assert scores() == plain
+    shown = graded_outputs()
+    assert any(shown.values())  # the notebooks ran: there is something to compare
+    assert shown == plain_outputs
 
 
 def test_a_rerun_grades_only_what_is_missing_or_changed(plain):
@@ -73,6 +99,18 @@ def test_a_worker_that_dies_is_replaced_and_its_submission_retried(plain, tmp_pa
     assert outcomes["no-sqrt-d"].ok and outcomes["no-sqrt-d"].attempts == 2
     assert all(o.ok and o.attempts == 1 for s, o in outcomes.items() if s != "no-sqrt-d")
     assert scores() == plain
+
+
+def test_a_worker_that_hangs_is_stopped_and_its_submission_retried(plain, tmp_path, monkeypatch):
+    """The server grading post-ln goes silent once: after the deadline a new server grades it."""
+    monkeypatch.setenv("ATTENTION_FARM_CRASH", "post-ln")
+    monkeypatch.setenv("ATTENTION_FARM_HOW", "hang")
+    monkeypatch.setenv("ATTENTION_FARM_FLAG", str(tmp_path / "hung"))
+    monkeypatch.setenv("ATTENTION_SUBMISSION_SECONDS", "45")  # a submission takes about 10 s
+    [outcome] = farm.autograde(["post-ln"], jobs=1, force=True)
+    assert (tmp_path / "hung").exists(), "the server did not hang: the test tests nothing"
+    assert outcome.ok and outcome.attempts == 2
+    assert scores()["post-ln"] == plain["post-ln"]
 
 
 def start(command):

@@ -178,3 +178,17 @@ def test_an_environment_under_tmp_still_works(tmp_path):
         timeout=120,
     )
     assert done.stdout.split() == ["None", "ok"], done.stdout + done.stderr
+
+
+@pytest.mark.skipif(not sandbox.as_root(), reason="sandbox uids are used only when grading as root")
+def test_two_grading_processes_never_share_a_sandbox_uid():
+    """Another process starting its search where this one did still gets a uid of its own."""
+    mine = sandbox.sandbox_uid()
+    theirs = subprocess.run(
+        [sys.executable, "-c",
+         f"import os; os.getpid = lambda: {os.getpid()}\n"  # the same starting point as ours
+         "from grading import sandbox; print(sandbox.sandbox_uid())"],
+        cwd=ROOT, capture_output=True, text=True, check=True,
+    ).stdout  # fmt: skip
+    assert int(theirs) != mine
+    assert int(theirs) in sandbox.SANDBOX_UIDS

@@ -1,0 +1,119 @@
+"""The program inside a submission's warm sandbox: ipykernel imported once, one fork per kernel.
+
+Started by grading.warm_kernels as `python -c <this file's text>` inside the sandbox (the course is
+not visible there, so it imports nothing of it). It answers one JSON line on stdout for each JSON
+line on stdin:
+
+    {"op": "spawn", "argv": ["-f", "/run/…/kernel-1.json", …]}  ->  {"pid": 12}
+    {"op": "poll", "pid": 12}                                   ->  {"status": null | exit code}
+    {"op": "signal", "pid": 12, "signal": 9}                    ->  {"sent": true | false}
+
+A spawned kernel is what `python -m ipykernel_launcher <argv>` would be, started by fork after the
+imports instead of from scratch: its own session and process group, stdin and stdout on /dev/null
+(its start-up banner is noise), the working folder's entry dropped from sys.path while ipykernel
+loads (IPython puts it back), and a freshly seeded `random`.
+"""
+
+import json
+import os
+import sys
+import traceback
+
+if sys.path and sys.path[0] in ("", os.getcwd()):
+    del sys.path[0]  # as ipykernel_launcher does: no learner's file shadows what the kernel loads
+
+import importlib  # noqa: E402
+import random  # noqa: E402
+
+from ipykernel import kernelapp  # noqa: E402
+
+# What a kernel imports while it starts (measured: debugpy through ipykernel.debugger is most of
+# it); importing it here, once per submission, is what makes a forked kernel cheap.
+for module in ("IPython", "ipykernel.ipkernel", "ipykernel.debugger", "sqlite3", "tornado.queues"):
+    try:
+        importlib.import_module(module)
+    except ImportError:
+        pass  # the kernel would not find it either
+
+SITE = os.path.dirname(os.path.dirname(kernelapp.__file__))
+LAUNCHER = os.path.join(SITE, "ipykernel_launcher.py")  # what sys.argv[0] is in a kernel
+
+
+def become_kernel(argv):
+    """In the forked child: detach from the forker's pipes, then run the kernel until it ends."""
+    os.setsid()
+    quiet = os.open(os.devnull, os.O_RDWR)
+    os.dup2(quiet, 0)
+    os.dup2(quiet, 1)
+    os.close(quiet)
+    random.seed()  # a fork inherits the forker's random state; a new kernel would draw its own
+    sys.argv = [LAUNCHER, *argv]
+    code = 1
+    try:
+        kernelapp.IPKernelApp.launch_instance(argv=list(argv))
+        code = 0
+    except SystemExit as stop:
+        code = stop.code if isinstance(stop.code, int) else int(stop.code is not None)
+    except BaseException:
+        traceback.print_exc()
+    finally:
+        os._exit(code)
+
+
+def spawn(argv):
+    """Fork one kernel; its pid as this sandbox sees it."""
+    pid = os.fork()
+    if pid == 0:
+        become_kernel(argv)
+    return {"pid": pid}
+
+
+def poll(pid):
+    """None while the kernel runs, else its exit code (negative: the signal that ended it)."""
+    try:
+        done, status = os.waitpid(pid, os.WNOHANG)
+    except ChildProcessError:
+        return {"status": 0}  # reaped before: it has ended
+    if done == 0:
+        return {"status": None}
+    return {"status": os.waitstatus_to_exitcode(status)}
+
+
+def send(pid, number):
+    """Signal the kernel's process group (the kernel and whatever it started)."""
+    for target in (lambda: os.killpg(pid, number), lambda: os.kill(pid, number)):
+        try:
+            target()
+            return {"sent": True}
+        except OSError:
+            continue
+    return {"sent": False}
+
+
+def answer(request):
+    """The reply to one request."""
+    op = request.get("op")
+    if op == "spawn":
+        return spawn([str(a) for a in request["argv"]])
+    if op == "poll":
+        return poll(int(request["pid"]))
+    if op == "signal":
+        return send(int(request["pid"]), int(request["signal"]))
+    return {"error": f"unknown op {op!r}"}
+
+
+def serve(requests, replies):
+    """Answer requests until the grading server closes the pipe."""
+    replies.write(json.dumps({"ready": os.getpid()}) + "\n")
+    replies.flush()
+    for line in requests:
+        try:
+            reply = answer(json.loads(line))
+        except (ValueError, KeyError, TypeError) as err:
+            reply = {"error": f"{type(err).__name__}: {err}"}
+        replies.write(json.dumps(reply) + "\n")
+        replies.flush()
+
+
+if __name__ == "__main__":
+    serve(sys.stdin, sys.stdout)

@@ -1,0 +1,137 @@
+"""Warm kernels (grading/warm_kernels.py, grading/forker.py): each notebook gets a new kernel
+forked in its submission's sandbox, as fresh as one started from scratch; a forker that dies or
+lies costs nothing but the speed-up.
+"""
+
+import os
+
+import nbformat
+import pytest
+
+from grading import sandbox, warm_kernels
+from grading.preprocess import SandboxedExecute, launcher_arguments
+
+pytestmark = pytest.mark.skipif(
+    sandbox.problem() is not None, reason=f"no sandbox here: {sandbox.problem()}"
+)
+
+
+def notebook(*sources):
+    """A Python notebook of code cells."""
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(s) for s in sources])
+    nb.metadata.kernelspec = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    return nb
+
+
+def run(folder, *sources, warm=True):
+    """Execute the cells as grading does, in folder; (each cell's printed text, problems noted)."""
+    resources = {"metadata": {"path": str(folder)}, "nbgrader": {"notebook": "probe"}}
+    nb, resources = SandboxedExecute(warm_kernels=warm, timeout=60).preprocess(
+        notebook(*sources), resources
+    )
+    printed = [
+        "".join(o.get("text", "") for o in cell.outputs if o.output_type == "stream").strip()
+        for cell in nb.cells
+    ]
+    return printed, resources.get("attention_problems", [])
+
+
+@pytest.fixture
+def folder(tmp_path):
+    """A submission folder (0755, as nbgrader's autograded folders are), warm sandboxes ended."""
+    os.chmod(tmp_path, 0o755)
+    (tmp_path / "helper.py").write_text("ANSWER = 42\n")
+    yield tmp_path
+    warm_kernels.close()
+
+
+def forker_of(folder):
+    """The warm sandbox serving folder now (None when there is none)."""
+    return warm_kernels._current.get(os.path.abspath(folder))
+
+
+def test_each_notebook_gets_its_own_fresh_kernel_forked_in_one_sandbox(folder):
+    """Two notebooks: two kernels, both forked; nothing of the first is left in the second."""
+    first, _ = run(
+        folder,
+        "import os, random, sys; secret = 1; print(os.getpid(), random.random())",
+        "import helper; print(helper.ANSWER, os.getcwd())",
+    )
+    second, problems = run(
+        folder,
+        "import os, random; print(os.getpid(), random.random())",
+        "print('secret' in dir(), 'helper' in __import__('sys').modules)",
+    )
+    assert problems == []
+    assert forker_of(folder).kernels == 2  # both kernels were forked, not started cold
+    (pid1, draw1), (pid2, draw2) = first[0].split(), second[0].split()
+    assert pid1 != pid2 and draw1 != draw2  # a new process, with its own random state
+    assert first[1] == f"42 {sandbox.WORKDIR}"  # the learner's own files import, as in a kernel
+    assert second[1] == "False False"
+
+
+def test_a_forked_kernel_prints_what_a_kernel_started_from_scratch_prints(folder):
+    """The same cells, warm and cold: the same printed text (interpreter, paths, argv's shape)."""
+    cells = (
+        "import sys, os; print(sys.executable, sys.argv[0].endswith('ipykernel_launcher.py'))",
+        "print(sorted(p for p in sys.path if 'site-packages' not in p))",
+        "print(os.environ.get('NBGRADER_EXECUTION'), __name__)",
+        "1/0",
+        "print('after an error, the next cell still runs')",
+    )
+    assert run(folder, *cells, warm=True) == run(folder, *cells, warm=False)
+
+
+def test_a_kernel_that_kills_its_forker_costs_only_the_speed_up(folder):
+    """The kernel kills its parent (the forker): the next notebook still runs, in a new sandbox."""
+    run(folder, "import os, signal; os.kill(os.getppid(), signal.SIGKILL)")
+    killed = forker_of(folder)
+    printed, problems = run(folder, "print('still graded')")
+    assert printed == ["still graded"] and problems == []
+    assert forker_of(folder) is not killed
+
+
+@pytest.mark.skipif(not sandbox.as_root(), reason="the sandbox uid (setpriv) is used as root")
+def test_a_kernel_cannot_reach_its_forkers_pipes(folder):
+    """The forker changed uid, so it is not dumpable: its kernel cannot open /proc/<it>/fd."""
+    printed, _ = run(
+        folder,
+        "import os\ntry:\n    os.open(f'/proc/{os.getppid()}/fd/1', os.O_WRONLY); print('open')\n"
+        "except PermissionError:\n    print('denied')",
+    )
+    assert printed == ["denied"]
+
+
+LIAR = """import sys
+print('{"ready": 2}', flush=True)
+for line in sys.stdin:
+    print('{"pid": 1}' if 'spawn' in line else 'not json', flush=True)
+"""
+
+
+def test_a_forker_that_answers_nonsense_is_not_believed(folder, tmp_path, monkeypatch):
+    """A forker whose replies are wrong is ended; the notebook runs in a kernel started cold."""
+    liar = tmp_path / "liar.py"
+    liar.write_text(LIAR)
+    monkeypatch.setattr(warm_kernels, "FORKER", str(liar))
+    printed, problems = run(folder, "print('graded all the same')")
+    assert printed == ["graded all the same"] and problems == []
+    assert forker_of(folder).process.poll() is not None  # the liar's sandbox was ended
+
+
+def test_closing_ends_the_sandbox_and_removes_its_runtime_folder(folder):
+    """After a submission, no process and no socket folder of its warm sandbox remain."""
+    run(folder, "print(1)")
+    forker = forker_of(folder)
+    warm_kernels.close()
+    assert forker.process.poll() is not None
+    assert not os.path.exists(forker.runtime)
+    assert forker_of(folder) is None
+
+
+def test_only_an_ipykernel_launcher_command_is_forked():
+    """Any other kernel command (another kernel, another launcher) starts from scratch."""
+    command = ["py", "-m", "ipykernel_launcher", "-f", "k.json"]
+    assert launcher_arguments(command) == ["-f", "k.json"]
+    assert launcher_arguments(["py", "-m", "other_kernel", "-f", "k.json"]) is None
+    assert launcher_arguments(None) is None
