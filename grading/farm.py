@@ -4,12 +4,14 @@
 
 A grading server (`python -m grading.farm serve`) imports nbgrader and the course once, then
 autogrades one submission per request, in its own process, with nbgrader's own Autograde converter
-(so the sandboxed kernel, the judge and the gradebook work exactly as with `nbgrader autograde`).
+(so the sandboxed kernel, the judge and the gradebook work exactly as with `nbgrader autograde`),
+its kernels forked in one warm sandbox per submission (grading.warm_kernels).
 Locally, N servers take submissions from one queue; on a Dask cluster each task hands one
 submission to a server on the worker's machine. A server that dies is replaced and its submission
-tried once more; a submission whose record says it was graded (and unchanged since) is skipped
-unless --force. The gradebook is SQLite with a long lock timeout by default (writers wait for each
-other, none fails), or PostgreSQL via DB_URL.
+tried once more (so is one whose server says nothing for ATTENTION_SUBMISSION_SECONDS); a
+submission whose record says it was graded (and unchanged since) is skipped unless --force. The
+gradebook is SQLite with a long lock timeout by default (writers wait for each other, none
+fails), or PostgreSQL via DB_URL.
 """
 
 import functools
