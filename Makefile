@@ -27,11 +27,13 @@ $(BIN)/.torch: $(BIN)/.installed requirements-torch.txt
 env: $(BIN)/.installed
 
 ## make lab: learner workspace from the student edition, then JupyterLab on notebook 1
+## EDITION=ko or ja: the Korean or Japanese edition (default en; not LANG, the locale variable)
+EDITION ?= en
 WORKSPACE ?= workspace
 LAB_FLAGS ?=
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)   # containers and CI machines run as root
 lab: $(BIN)/.installed
-	$(BIN)/python -m grading.course workspace $(WORKSPACE)
+	$(BIN)/python -m grading.course workspace $(WORKSPACE) --edition $(EDITION)
 	cd $(WORKSPACE) && JUPYTER_CONFIG_DIR=$(CURDIR)/notebooks/lab-config \
 		$(CURDIR)/$(BIN)/jupyter lab $(ROOT_FLAG) $(LAB_FLAGS) 01-softmax.ipynb
 
@@ -53,9 +55,9 @@ format: $(BIN)/.installed
 test-fast: $(BIN)/.installed
 	$(BIN)/python -m pytest -m "not notebooks and not nbgrader"
 
-## make release: the student edition in release/attention
+## make release: the student edition in release/attention (EDITION=ko: release-ko/attention, ...)
 release: $(BIN)/.installed
-	$(BIN)/python -m grading.course release
+	$(BIN)/python -m grading.course release --edition $(EDITION)
 
 ## make autograde / feedback / grades: the class in submitted/, graded in parallel with a progress bar
 ## JOBS=N parallel graders (default: the number of cores); SCHEDULER=tcp://host:8786 (or local) grades
@@ -110,5 +112,5 @@ sandbox: $(BIN)/.installed
 	$(BIN)/python -c "from grading import sandbox; sandbox.require(); print('sandbox works here')"
 
 clean:
-	rm -rf release submitted autograded feedback judged exchange gradebook.db grades.csv gradebook-export.csv \
+	rm -rf release release-* build submitted autograded feedback judged exchange gradebook.db grades.csv gradebook-export.csv \
 		intake.json .pytest_cache

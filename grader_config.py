@@ -13,6 +13,7 @@ Scores come from the judge (grading/judge.py) through the JudgeCells preprocesso
 the learner's kernel printed; the kernel runs in a bubblewrap sandbox (grading/sandbox.py).
 """
 
+import json
 import os
 import sys
 
@@ -86,12 +87,22 @@ def configure(c):
     c.GenerateFeedback.post_convert_hook = "grading.feedback.nbgrader_hook"
     c.ExportApp.plugin_class = "nbgrader.plugins.CsvExportPlugin"
     c.CsvExportPlugin.to = EXPORT_CSV
-    c.ClearSolutions.code_stub = {
-        "python": (
-            "# YOUR CODE HERE\n"
-            'raise NotImplementedError("replace this line with your code, then run the cell")'
-        )
+    c.ClearSolutions.code_stub = {"python": code_stub(os.environ.get("ATTENTION_EDITION"))}
+
+
+def code_stub(edition=None):
+    """What a solution cell of the student edition holds instead of the solution, in the
+    edition's language (`make release EDITION=ko` sets ATTENTION_EDITION)."""
+    words = {
+        "your_code_here": "YOUR CODE HERE",
+        "not_implemented": "replace this line with your code, then run the cell",
     }
+    path = os.path.join(ROOT, SOURCE_DIR, "editions", edition or "en", "edition.json")
+    if edition and edition != "en" and os.path.exists(path):
+        with open(path, encoding="utf-8") as f:
+            words.update(json.load(f))
+    message = json.dumps(words["not_implemented"], ensure_ascii=False)  # "…", as Python writes it
+    return f"# {words['your_code_here']}\nraise NotImplementedError({message})"
 
 
 if "get_config" in globals():  # loaded by nbgrader (via nbgrader_config.py), not imported

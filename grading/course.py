@@ -1,7 +1,8 @@
 """Instructor and learner commands on top of nbgrader (the Makefile calls these).
 
-python -m grading.course release      # student edition in release/attention
-python -m grading.course workspace    # learner workspace in workspace/ (from the student edition)
+python -m grading.course release [--edition ko]   # student edition in release/attention
+                                                  # (another edition: release-ko/attention)
+python -m grading.course workspace [--edition ko] # learner workspace in workspace/
 """
 
 import os
@@ -26,12 +27,15 @@ def tool_environment():
     return dict(os.environ, PATH=path, PYTHONPATH=ROOT)
 
 
-def nbgrader(*args):
+def nbgrader(*args, edition=None):
     """Run one nbgrader command from the course root, with this environment's tools on PATH."""
+    env = tool_environment()
+    if edition:
+        env["ATTENTION_EDITION"] = edition  # grader_config's code stub speaks it
     return subprocess.run(
         [sys.executable, "-m", "nbgrader", *args],
         cwd=ROOT,
-        env=tool_environment(),
+        env=env,
         capture_output=True,
         text=True,
     )
@@ -42,25 +46,48 @@ def folder_size(path):
     return sum(os.path.getsize(os.path.join(d, f)) for d, _, files in os.walk(path) for f in files)
 
 
-def release():
-    """Build the student edition; refuse if the master folder holds learner files.
+def release_folder(edition="en"):
+    """Where an edition's student edition goes: release/attention, release-ko/attention, ..."""
+    return RELEASE if edition == "en" else os.path.join(ROOT, f"release-{edition}", ASSIGNMENT)
+
+
+def release(edition="en"):
+    """Build the student edition of one language edition; refuse if the master folder holds
+    learner files.
 
     Learner files in the master folder (model.py, outputs/) would ship with the student edition.
+    English is registered in the gradebook (`nbgrader generate_assignment`); another edition is
+    generated from its built source (grading.editions) with --no-db: its graded cells are the
+    English ones byte for byte, so the gradebook grades every edition alike.
     """
+    from grading import editions
+
     leftovers = [n for n in ("model.py", "outputs") if os.path.exists(os.path.join(SOURCE, n))]
     if leftovers:
         raise SystemExit(
             f"notebooks/{ASSIGNMENT} holds {', '.join(leftovers)} from running the masters in "
             "place; they would ship to learners. Delete them (they are git-ignored) and retry."
         )
-    print(f"generating the student edition of {len(notebooks())} notebooks ...")
-    done = nbgrader("generate_assignment", ASSIGNMENT, "--force")
+    if edition not in editions.languages():
+        raise SystemExit(f"no edition {edition!r}: there are {', '.join(editions.languages())}")
+    print(f"generating the {edition} student edition of {len(notebooks())} notebooks ...")
+    flags = []
+    if edition != "en":
+        source = os.path.relpath(editions.build(edition), ROOT)
+        flags = [
+            "--no-db",
+            f"--CourseDirectory.source_directory={source}",
+            f"--CourseDirectory.release_directory=release-{edition}",
+        ]
+    done = nbgrader("generate_assignment", ASSIGNMENT, "--force", *flags, edition=edition)
     if done.returncode != 0:
         print(done.stdout[-3000:] + done.stderr[-3000:])
         raise SystemExit("nbgrader generate_assignment failed (its log is above)")
-    files = sum(len(f) for _, _, f in os.walk(RELEASE))
-    print(f"release/{ASSIGNMENT}: {files} files, {folder_size(RELEASE) / 1024:.0f} KiB")
-    return RELEASE
+    folder = release_folder(edition)
+    files = sum(len(f) for _, _, f in os.walk(folder))
+    where = os.path.relpath(folder, ROOT)
+    print(f"{where}: {files} files, {folder_size(folder) / 1024:.0f} KiB")
+    return folder
 
 
 def solution_cells(folder=SOURCE):
@@ -91,19 +118,22 @@ def fill(book, solutions, replace=None):
     return book
 
 
-def workspace(dest=WORKSPACE):
+def workspace(dest=WORKSPACE, edition="en"):
     """Copy the student edition into dest without touching anything the learner already has."""
     from checkpoints.modelfile import ensure_model
 
-    release()
+    released = release(edition)
     os.makedirs(dest, exist_ok=True)
     kept = 0
-    for folder, _, files in os.walk(RELEASE):
+    edition_file = os.path.join(dest, "checkpoints", "locales", "edition")
+    if os.path.exists(edition_file):
+        os.remove(edition_file)  # the package is replaced as a whole; English ships no such file
+    for folder, _, files in os.walk(released):
         for name in files:
             source = os.path.join(folder, name)
-            target = os.path.join(dest, os.path.relpath(source, RELEASE))
+            target = os.path.join(dest, os.path.relpath(source, released))
             os.makedirs(os.path.dirname(target), exist_ok=True)
-            in_checkpoints = os.path.relpath(source, RELEASE).startswith("checkpoints")
+            in_checkpoints = os.path.relpath(source, released).startswith("checkpoints")
             if os.path.exists(target) and not in_checkpoints:
                 kept += 1  # the learner's own notebook: never overwritten
                 continue
@@ -117,15 +147,19 @@ def workspace(dest=WORKSPACE):
 
 
 def main(argv):
-    """Run release, or workspace into an optional folder, as argv says."""
-    commands = {"release": release, "workspace": workspace}
-    if (
-        not 1 <= len(argv) <= 2
-        or argv[0] not in commands
-        or (argv[0] == "release" and len(argv) == 2)
-    ):
-        raise SystemExit("usage: python -m grading.course {release|workspace [folder]}")
-    commands[argv[0]](*[os.path.abspath(a) for a in argv[1:]])
+    """release [--edition CODE] | workspace [folder] [--edition CODE]."""
+    argv, edition = list(argv), "en"
+    if "--edition" in argv:
+        at = argv.index("--edition")
+        edition = argv[at + 1] if at + 1 < len(argv) else ""
+        del argv[at : at + 2]
+    if argv[:1] == ["release"] and len(argv) == 1:
+        return release(edition)
+    if argv[:1] == ["workspace"] and len(argv) <= 2:
+        return workspace(*[os.path.abspath(a) for a in argv[1:]], edition=edition)
+    raise SystemExit(
+        "usage: python -m grading.course {release|workspace [folder]} [--edition en|ko|ja]"
+    )
 
 
 if __name__ == "__main__":

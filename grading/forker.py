@@ -4,7 +4,7 @@ Started by grading.warm_kernels as `python -c <this file's text>` inside the san
 not visible there, so it imports nothing of it). It answers one JSON line on stdout for each JSON
 line on stdin:
 
-    {"op": "spawn", "argv": ["-f", "/run/…/kernel-1.json", …]}  ->  {"pid": 12}
+    {"op": "spawn", "argv": ["-f", "/run/…/kernel-1.json", …], "env": {…}}  ->  {"pid": 12}
     {"op": "poll", "pid": 12}                                   ->  {"status": null | exit code}
     {"op": "signal", "pid": 12, "signal": 9}                    ->  {"sent": true | false}
 
@@ -39,9 +39,10 @@ SITE = os.path.dirname(os.path.dirname(kernelapp.__file__))
 LAUNCHER = os.path.join(SITE, "ipykernel_launcher.py")  # what sys.argv[0] is in a kernel
 
 
-def become_kernel(argv):
+def become_kernel(argv, env):
     """In the forked child: detach from the forker's pipes, then run the kernel until it ends."""
     os.setsid()
+    os.environ.update(env)
     quiet = os.open(os.devnull, os.O_RDWR)
     os.dup2(quiet, 0)
     os.dup2(quiet, 1)
@@ -60,11 +61,11 @@ def become_kernel(argv):
         os._exit(code)
 
 
-def spawn(argv):
+def spawn(argv, env):
     """Fork one kernel; its pid as this sandbox sees it."""
     pid = os.fork()
     if pid == 0:
-        become_kernel(argv)
+        become_kernel(argv, env)
     return {"pid": pid}
 
 
@@ -94,7 +95,8 @@ def answer(request):
     """The reply to one request."""
     op = request.get("op")
     if op == "spawn":
-        return spawn([str(a) for a in request["argv"]])
+        env = {str(k): str(v) for k, v in request.get("env", {}).items()}
+        return spawn([str(a) for a in request["argv"]], env)
     if op == "poll":
         return poll(int(request["pid"]))
     if op == "signal":

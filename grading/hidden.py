@@ -11,6 +11,7 @@ import functools
 import math
 import random
 
+from checkpoints import i18n
 from checkpoints.compare import canonical, first_difference
 from checkpoints.diagnose import pos_encoding_signature
 from checkpoints.probes import attempt
@@ -18,6 +19,11 @@ from checkpoints.properties import leaks, renormalised
 from grading.reference import reference
 
 SEED = 20261129
+
+
+def said(key, /, **fields):
+    """The hidden checks' words (locales/<edition>.json, "judge"), in the current edition."""
+    return i18n.say("judge", key, **fields)
 
 
 def matrix(rng, rows, cols, scale=1.0):
@@ -134,7 +140,8 @@ def judge_masking(model):
     for Q, K, V, mask in inputs:
         got, plain = attempt(model.attention, Q, K, V, mask=mask), attempt(model.attention, Q, K, V)
         if isinstance(got, Exception) or isinstance(plain, Exception):
-            failures.append(f"raised {type(got if isinstance(got, Exception) else plain).__name__}")
+            kind = type(got if isinstance(got, Exception) else plain).__name__
+            failures.append(said("raised", kind=kind))
             continue
         want_w = renormalised(plain[1], mask)
         want_out = [
@@ -142,14 +149,14 @@ def judge_masking(model):
         ]
         found = first_difference(canonical(list(got)), [want_out, want_w])
         if found or leaks(got[1], mask):
-            failures.append(_gap(found) if found else "a hidden weight is not exactly 0")
+            failures.append(_gap(found) if found else said("hidden_weight"))
     return len(inputs), failures
 
 
 def _gap(found):
     path, got, want, why = found
     if isinstance(got, float) and isinstance(want, float):
-        return f"differs by {abs(got - want):.3g}"
+        return said("differs_by", amount=f"{abs(got - want):.3g}")
     return why
 
 
@@ -179,24 +186,25 @@ def judge(checkpoint, model):
         total += 1
         got = attempt(getattr(model, function), *copied(args), **copied(kwargs))
         if isinstance(got, Exception):
-            failures.append(f"{label} case raised {type(got).__name__}")
+            kind = type(got).__name__
+            failures.append(said("case_raised", case=said(f"case_{label}"), kind=kind))
             continue
         if checkpoint == "pos_encoding":
             n, d = args
             if pos_encoding_signature(got) != [float(n), float(d), True, True]:
-                failures.append(f"{label} case: not an n × d matrix in [-1, 1] with distinct rows")
+                failures.append(said("case_not_encoding", case=said(f"case_{label}")))
             continue
         found = first_difference(canonical(got), want)
         if found:
-            failures.append(f"{label} case {_gap(found)}")
+            failures.append(said("case_gap", case=said(f"case_{label}"), gap=_gap(found)))
     if checkpoint == "causal_mask":
         count, more = judge_masking(model)
-        total, failures = total + count, failures + [f"masked attention {m}" for m in more]
+        total, failures = total + count, failures + [said("masked", failure=m) for m in more]
     if checkpoint == "multi_head":
         total += 1
         err = attempt(model.multi_head, [[1.0] * 6], [[1.0] * 6], [[1.0] * 6], 4)
         if not isinstance(err, ValueError):
-            failures.append("d % h != 0 did not raise ValueError")
+            failures.append(said("no_value_error"))
     return total, failures
 
 

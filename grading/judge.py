@@ -22,6 +22,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 
+from checkpoints import i18n
 from checkpoints.artifacts import (
     ARTIFACT_CHECKS,
     ARTIFACT_NEEDS,
@@ -118,7 +119,7 @@ class Worker:
             self.process.stdin.write((json.dumps(message) + "\n").encode("utf-8"))
             self.process.stdin.flush()
         except (BrokenPipeError, OSError):
-            self.fail("the grading process of your code ended unexpectedly")
+            self.fail(said("worker_ended"))
 
     def receive(self, seconds=None):
         """The worker's next JSON object, within seconds and the budget; anything else fails it."""
@@ -129,21 +130,18 @@ class Worker:
             wait = deadline - time.monotonic()
             if wait <= 0:
                 self.fail(
-                    f"a call did not finish within {seconds:.0f} s"
+                    said("call_timeout", seconds=f"{seconds:.0f}")
                     if self.budget.left() > 0
-                    else f"grading time for this submission ({SUBMISSION_SECONDS:.0f} s) ran out"
+                    else said("time_ran_out", seconds=f"{SUBMISSION_SECONDS:.0f}")
                 )
             if not select.select([fd], [], [], wait)[0]:
                 continue
             chunk = os.read(fd, 1 << 16)
             if not chunk:
-                self.fail(
-                    "the grading process of your code ended (os._exit, a crash, or a resource"
-                    " limit)"
-                )
+                self.fail(said("worker_died"))
             self.buffer += chunk
             if len(self.buffer) > MAX_REPLY_BYTES:
-                self.fail("your code answered with more than 32 MB")
+                self.fail(said("too_much_output"))
         line, self.buffer = self.buffer.split(b"\n", 1)
         try:
             message = json.loads(line)
@@ -151,9 +149,9 @@ class Worker:
             ValueError,
             RecursionError,
         ):  # not JSON, or nested deep enough to exhaust the parser
-            self.fail("your code wrote something that is not a result into the grading channel")
+            self.fail(said("not_a_result"))
         if not isinstance(message, dict):
-            self.fail("your code wrote something that is not a result into the grading channel")
+            self.fail(said("not_a_result"))
         return message
 
     def fail(self, why):
@@ -165,7 +163,7 @@ class Worker:
     def call(self, name, args, kwargs):
         """Run one learner function on plain inputs; its value, or its exception as an object."""
         if self.dead:
-            raise WorkerFailed(f"not run: {self.dead} earlier")
+            raise WorkerFailed(said("not_run", reason=self.dead))
         self.send({"call": name, "args": args, "kwargs": kwargs})
         while True:
             message = self.receive()
@@ -190,17 +188,7 @@ class Worker:
 
     def close(self):
         """Kill the worker's process group (all it started goes too) and close its pipes."""
-        if self.process.poll() is None:
-            try:
-                os.killpg(self.process.pid, 9)
-            except (ProcessLookupError, PermissionError):
-                self.process.kill()
-        self.process.wait()
-        for pipe in (self.process.stdin, self.process.stdout):
-            try:
-                pipe.close()
-            except OSError:
-                pass
+        sandbox.end(self.process)
 
 
 class Budget:
@@ -284,12 +272,12 @@ def clean_model(text):
         try:
             compile(body, f"model.py ({name})", "exec")
         except SyntaxError as err:
-            broken[name] = f"line {err.lineno} of its section: {err.msg}"
+            broken[name] = said("broken_parse", line=err.lineno, message=err.msg)
             problems.append(f"model.py: the {name} section does not parse; its checks score 0")
             continue
         bad = forbidden(body)
         if bad:
-            broken[name] = f"it imports {bad[0]!r}, and model.py may use only math"
+            broken[name] = said("broken_import", module=repr(bad[0]))
             problems.append(
                 f"model.py: the {name} section uses {bad[0]!r} (only math is allowed); "
                 "its checks score 0"
@@ -341,6 +329,12 @@ class Verdict:
     record: dict = field(default_factory=dict)  # for the instructor's table: cases, diagnosis
 
 
+def said(key, /, **fields):
+    """The judge's words to the learner (locales/<edition>.json, "judge"), in the edition of the
+    notebook being graded (JudgeCells sets it)."""
+    return i18n.say("judge", key, **fields)
+
+
 def report_verdict(grade_id, report, record=None):
     """The Verdict of a Report: passed, its plain text and HTML, and the instructor's record."""
     return Verdict(grade_id, report.passed, repr(report), report._repr_html_(), record or {})
@@ -356,9 +350,7 @@ def safely(title, work):
     try:
         return work()
     except Exception as err:  # the values returned are not numbers/lists of the expected kind
-        return failed_report(
-            title, f"your function returned values the check could not read ({type(err).__name__})"
-        )
+        return failed_report(title, said("unreadable", kind=type(err).__name__))
 
 
 def hidden_verdict(grade_id, checkpoint, model):
@@ -373,7 +365,7 @@ def hidden_verdict(grade_id, checkpoint, model):
     except Exception as err:
         total, failures, names = (
             1,
-            [f"your function returned values the check could not read ({type(err).__name__})"],
+            [said("unreadable", kind=type(err).__name__)],
             [],
         )
     record = {"cases": total, "failed": len(failures), "diagnosis": names}
@@ -381,15 +373,15 @@ def hidden_verdict(grade_id, checkpoint, model):
         return Verdict(
             grade_id,
             True,
-            f"✓ hidden check {checkpoint}: all {total} seeded cases match the reference to 1e-6",
+            said("hidden_pass", checkpoint=checkpoint, total=total),
             record=record,
         )
     lines = [
-        f"✗ hidden check {checkpoint}: {len(failures)} of {total} seeded cases fail; first:"
-        f" {failures[0]}"
-    ]
+        said("hidden_fail", checkpoint=checkpoint, failed=len(failures), total=total,
+             first=failures[0])
+    ]  # fmt: skip
     if names:
-        lines.append(f"  looks like: {BY_NAME[names[0]].title}. Fix: {BY_NAME[names[0]].hint}")
+        lines.append(said("looks_like", title=BY_NAME[names[0]].title, fix=BY_NAME[names[0]].hint))
     return Verdict(grade_id, False, "\n".join(lines), record=record)
 
 
@@ -403,10 +395,7 @@ def visible_verdict(grade_id, checkpoint, model):
     if report.passed:
         fresh = safely(checkpoint, lambda: checks_on_fresh_inputs(checkpoint, model))
         if not fresh.passed:
-            report = fresh.but(
-                note="your function gives the expected answers on the notebook's own inputs, but "
-                "not on fresh inputs of the same kind (shown above)"
-            )
+            report = fresh.but(note=said("fresh_inputs"))
     names = [m.name for m in report.diagnosis or []] if not report.passed else []
     return report_verdict(grade_id, report, {"diagnosis": names})
 
@@ -467,7 +456,7 @@ class Judgement:
         """Sections that raised while model.py was loading: they are left out, and said so once."""
         for name, kind in sorted(failed.items()):
             if name in STEPS and name not in self.broken:
-                self.broken[name] = f"it raised {kind} while model.py was loading"
+                self.broken[name] = said("broken_load", kind=kind)
                 self.problems.append(
                     f"model.py: the {name} section raised {kind} while loading; its checks score 0"
                 )
@@ -488,8 +477,12 @@ class Judgement:
                     grade_id,
                     failed_report(
                         name,
-                        f"model.py: the step {step_number(step)} section ({step}) was not graded: "
-                        f"{self.broken[step]}",
+                        said(
+                            "step_not_graded",
+                            number=step_number(step),
+                            step=step,
+                            why=self.broken[step],
+                        ),  # fmt: skip
                     ),
                 )
         model = self.model("artifacts" if kind == "artifact" else name)
@@ -499,9 +492,7 @@ class Judgement:
         if missing:
             return report_verdict(
                 grade_id,
-                failed_report(
-                    name, f"model.py has no {missing[0]} yet: run the cell with save({missing[0]})"
-                ),
+                failed_report(name, said("not_saved", function=missing[0])),
             )
         if kind == "hidden":
             return hidden_verdict(grade_id, name, model)

@@ -23,6 +23,7 @@ from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from nbgrader.preprocessors import Execute, NbGraderPreprocessor
 from traitlets import Bool
 
+from checkpoints import i18n
 from grader_config import ASSIGNMENT, SOURCE_DIR
 from grading import judge, sandbox, warm_kernels
 from grading.intake import JUDGED, remove_links
@@ -172,6 +173,7 @@ class SandboxedKernelManager(AsyncKernelManager):
     runtime = None
     forker = None
     kernel_argv = None
+    edition = "en"
 
     def format_kernel_cmd(self, extra_arguments=None):
         """The kernel command inside the sandbox, banner silenced, connection file handed over."""
@@ -185,7 +187,7 @@ class SandboxedKernelManager(AsyncKernelManager):
             quiet + cmd,
             writable=self.writable,
             extra_binds=[self.runtime],
-            env=KERNEL_ENV,
+            env={**KERNEL_ENV, "ATTENTION_EDITION": self.edition},
             memory=sandbox.KERNEL_MEMORY_BYTES,
         )
 
@@ -194,7 +196,7 @@ class SandboxedKernelManager(AsyncKernelManager):
         argv = launcher_arguments(self.kernel_argv)
         if self.forker is not None and argv is not None:
             try:
-                process = self.forker.spawn(argv)
+                process = self.forker.spawn(argv, {"ATTENTION_EDITION": self.edition})
             except warm_kernels.ForkerGone as gone:
                 self.log.warning("%s; starting the kernel from scratch", gone)
             else:
@@ -203,6 +205,16 @@ class SandboxedKernelManager(AsyncKernelManager):
                 self._reconcile_connection_info(self.provisioner.connection_info)
                 return
         await super()._async_launch_kernel(kernel_cmd, **kw)
+
+
+def edition_of(nb):
+    """The language edition a notebook was handed out in (its metadata says; English if not).
+
+    The learner's messages in the kernel and the judge's verdicts follow it.
+    """
+    meta = nb.metadata.get("attention")  # the learner's file: any shape at all
+    code = meta.get("edition") if isinstance(meta, dict) else None
+    return code if isinstance(code, str) and code in i18n.editions() else i18n.DEFAULT
 
 
 def launcher_arguments(cmd):
@@ -230,6 +242,7 @@ class SandboxedExecute(Execute):
         km.runtime = self._runtime
         km.writable = self._writable
         km.forker = self._forker
+        km.edition = self._edition
         if self._forker is not None:
             km.connection_file, km.ip = self._forker.connection_paths()
         else:
@@ -251,6 +264,7 @@ class SandboxedExecute(Execute):
         """Run sandboxed; a dead or stuck kernel is noted, not fatal; links it made are deleted."""
         sandbox.require()
         self.kernel_manager_class = SandboxedKernelManager
+        resources["attention_edition"] = self._edition = edition_of(nb)
         self._writable = os.path.abspath(resources.get("metadata", {}).get("path") or ".")
         owner = sandbox.hand_over(self._writable)
         self._forker = self.warm_sandbox()
@@ -335,7 +349,8 @@ class JudgeCells(NbGraderPreprocessor):
             grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
             if cell.cell_type != "code" or grade_id not in judge.CELLS:
                 continue
-            verdict = judgement.verdict(grade_id)
+            with i18n.speaking(resources.get("attention_edition", i18n.DEFAULT)):
+                verdict = judgement.verdict(grade_id)
             cell.outputs = verdict_outputs(verdict)
             cells[grade_id] = {"passed": verdict.passed, **verdict.record}
         problems = recalled_problems(info["student"], info["notebook"]) + resources.get(

@@ -19,6 +19,7 @@ import fcntl
 import functools
 import os
 import shutil
+import signal
 import subprocess
 import sys
 
@@ -259,3 +260,20 @@ def chown_tree(folder, uid, gid):
     for here, dirs, files in os.walk(folder):
         for name in [here] + [os.path.join(here, n) for n in dirs + files]:
             os.lchown(name, uid, gid)
+
+
+def end(process):
+    """Stop a sandboxed process tree (its process group when it leads one; bubblewrap's pid
+    namespace takes everything inside with it) and close its pipes."""
+    if process.poll() is None:
+        try:
+            os.killpg(process.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            process.kill()
+    process.wait()
+    for pipe in (process.stdin, process.stdout):
+        try:
+            if pipe:
+                pipe.close()
+        except OSError:
+            pass

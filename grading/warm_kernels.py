@@ -117,9 +117,9 @@ class Forker:
                 self.fail("it stopped reading")
             return self.expect(self.read_reply(), key)
 
-    def spawn(self, argv):
-        """A new kernel forked with ipykernel_launcher's arguments argv."""
-        pid = self.ask("pid", op="spawn", argv=list(argv))
+    def spawn(self, argv, env=None):
+        """A new kernel forked with ipykernel_launcher's arguments argv and env's variables set."""
+        pid = self.ask("pid", op="spawn", argv=list(argv), env=dict(env or {}))
         if not isinstance(pid, int) or pid <= 1:
             self.fail("a pid that is not one")
         return ForkedKernel(self, pid)
@@ -131,14 +131,7 @@ class Forker:
 
     def stop(self):
         """End the sandbox: every process in it."""
-        if self.process.poll() is None:
-            self.process.kill()  # bubblewrap's namespace: everything inside ends with it
-        self.process.wait()
-        for pipe in (self.process.stdin, self.process.stdout):
-            try:
-                pipe.close()
-            except OSError:
-                pass
+        sandbox.end(self.process)
 
     def close(self):
         """End the sandbox and remove the runtime folder (once the submission is graded)."""
@@ -177,7 +170,14 @@ class ForkedKernel:
         return self.returncode
 
     def send_signal(self, number):
-        """Signal the kernel's process group inside the sandbox."""
+        """Signal the kernel's process group inside the sandbox.
+
+        Not SIGINT: an interrupt never reaches a kernel started from scratch in its sandbox
+        (bubblewrap's --new-session), so a cell that runs past its timeout ends that notebook's
+        run; a forked kernel must do the same, or its feedback would differ.
+        """
+        if number == signal.SIGINT:
+            return
         if self.poll() is None:
             try:
                 self.forker.ask("sent", op="signal", pid=self.pid, signal=int(number))

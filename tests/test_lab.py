@@ -43,6 +43,18 @@ def test_make_lab_serves_the_workspace(tmp_path):
         assert status_of(as_notebook) == 400  # jupytext's contents manager would open it (200)
 
 
+def test_make_lab_edition_ko_serves_the_korean_edition(tmp_path):
+    """make lab EDITION=ko: the same workspace layout, the notebooks in Korean, the checkpoints
+    told to speak Korean."""
+    token = "labtest"
+    with running_lab(tmp_path / "ws", token, timeout=120, edition="ko") as (url, _):
+        code, body = get(f"{url}/api/contents/01-softmax.ipynb?token={token}")
+        first = json.loads(body)["content"]["cells"][0]["source"]
+        assert code == 200 and first.startswith("# 1단계")
+        code, body = get(f"{url}/api/contents/checkpoints/locales/edition?token={token}")
+        assert code == 200 and json.loads(body)["content"].strip() == "ko"
+
+
 def test_a_notebook_runs_headless_from_the_workspace(tmp_path):
     """README's headless command executes a solved notebook in the workspace
     and saves the checkpoint output.

@@ -7,15 +7,17 @@ import os
 import nbformat
 import pytest
 
-from grading import course, masters
+from checkpoints import i18n
+from grading import course, editions, masters
 from grading.reference import ROOT
 
 pytestmark = pytest.mark.nbgrader
 
 
-@pytest.fixture(scope="module")
-def release_dir():
-    return course.release()
+@pytest.fixture(scope="module", params=editions.languages())
+def release_dir(request):
+    """The student edition of each language edition (release/attention, release-ko/attention...)."""
+    return course.release(request.param)
 
 
 def reference_body_lines():
@@ -61,11 +63,13 @@ def test_release_keeps_checkpoints_and_stub_instructions(release_dir):
     assert "def softmax(xs):" in stub.source and "NotImplementedError" in stub.source
 
 
-def run_workspace(tmp_path, monkeypatch, solve):
+def run_workspace(tmp_path, monkeypatch, solve, edition="en"):
+    """Run every notebook of a fresh workspace of one edition (solved or not); its outputs."""
     monkeypatch.delenv("PYTHONPATH", raising=False)  # a learner's kernel has no grading package
+    monkeypatch.delenv("ATTENTION_EDITION", raising=False)  # the workspace says its edition
     work = str(tmp_path / "workspace")
-    course.workspace(work)
-    solutions = course.solution_cells()
+    course.workspace(work, edition=edition)
+    solutions = course.solution_cells(os.path.join(editions.build(edition), "attention"))
     outputs = {}
     for name in masters.notebooks(work):
         book = nbformat.read(os.path.join(work, name), 4)
@@ -80,11 +84,18 @@ def run_workspace(tmp_path, monkeypatch, solve):
     return work, outputs
 
 
-def test_solved_workspace_builds_the_reference_model(tmp_path, monkeypatch):
-    """Running all eight solved student notebooks in a fresh workspace
-    builds the reference model.py.
+@pytest.mark.parametrize("edition", editions.languages())
+def test_solved_workspace_builds_the_reference_model(tmp_path, monkeypatch, edition):
+    """Running all eight solved student notebooks of an edition in a fresh workspace builds the
+    reference model.py, and the checkpoints answer in the edition's language.
     """
-    work, outputs = run_workspace(tmp_path, monkeypatch, solve=True)
+    work, outputs = run_workspace(tmp_path, monkeypatch, solve=True, edition=edition)
+    shown = "".join(
+        o.get("data", {}).get("text/plain", "")
+        for o in outputs["01-softmax.ipynb"]
+        if o.output_type == "display_data"
+    )
+    assert "✓ " + i18n.lookup("claims", "softmax.sum", edition) in shown
     errors = [
         (n, o.get("ename"), o.get("evalue"))
         for n, outs in outputs.items()

@@ -135,3 +135,18 @@ def test_only_an_ipykernel_launcher_command_is_forked():
     assert launcher_arguments(command) == ["-f", "k.json"]
     assert launcher_arguments(["py", "-m", "other_kernel", "-f", "k.json"]) is None
     assert launcher_arguments(None) is None
+
+
+def test_a_cell_past_its_timeout_ends_the_notebook_as_in_a_cold_kernel(folder):
+    """An endless loop: the same outputs and the same problem noted, warm or cold."""
+    cells = ("while True:\n    pass", "print('never reached')")
+
+    def timed(warm):
+        resources = {"metadata": {"path": str(folder)}, "nbgrader": {"notebook": "probe"}}
+        run = SandboxedExecute(warm_kernels=warm, timeout=3, interrupt_on_timeout=True)
+        nb, resources = run.preprocess(notebook(*cells), resources)
+        return [c.outputs for c in nb.cells], resources.get("attention_problems")
+
+    warm, cold = timed(True), timed(False)
+    assert warm == cold
+    assert "CellTimeoutError" in warm[1][0]

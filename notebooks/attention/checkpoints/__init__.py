@@ -3,6 +3,7 @@
     from checkpoints import save, check
     save(softmax)        # writes the cell that defines softmax into model.py (step 1's section)
     check("softmax")     # runs the softmax checkpoint on model.py and shows what holds
+    use_edition("ko")    # from now on the checkpoints answer in Korean (see i18n.py)
 
 Standard library only, so it runs wherever Python runs.
 """
@@ -12,7 +13,9 @@ import io
 import os
 import warnings
 
+from . import i18n, pictures
 from .artifacts import ARTIFACT_CHECKS, ARTIFACT_NEEDS, OUTPUTS
+from .i18n import edition, use_edition
 from .modelfile import (
     STEPS,
     ModelFileError,
@@ -26,6 +29,10 @@ from .modelfile import (
 from .progress import progress as _progress
 from .steps import CHECKS, USES
 
+# pictures.py imports nothing beyond html and dataclasses (it must run anywhere): it is handed
+# the words module here, which every import of checkpoints.pictures runs first.
+pictures.i18n = i18n
+
 __all__ = [
     "save",
     "check",
@@ -38,6 +45,8 @@ __all__ = [
     "ensure_model",
     "ModelFileError",
     "STEPS",
+    "use_edition",
+    "edition",
 ]
 
 
@@ -57,7 +66,13 @@ def grading():
     return os.environ.get("NBGRADER_EXECUTION") == "autograde"
 
 
+def say(key, /, **fields):
+    """The session's words for key (locales/<edition>.json, "session"), in this edition."""
+    return i18n.say("session", key, **fields)
+
+
 def show(report):
+    """Display a report: rich in Jupyter, its text elsewhere."""
     try:
         from IPython import get_ipython
         from IPython.display import display
@@ -73,10 +88,10 @@ def show(report):
 def save(fn):
     """Write the notebook cell that defines fn into model.py, replacing that step's last version."""
     if grading():
-        print(f"(grading: model.py is judged as you submitted it; {fn.__name__} is not rewritten)")
+        print(say("grading_save", function=fn.__name__))
         return
     save_section(fn.__name__, cell_source(fn))
-    print(f"model.py: step {step_number(fn.__name__)} ({fn.__name__}) saved")
+    print(say("saved", step=step_number(fn.__name__), function=fn.__name__))
 
 
 @contextlib.contextmanager
@@ -87,10 +102,11 @@ def quiet():
         warnings.simplefilter("always")
         yield sink, caught
     if sink.getvalue() or caught:
-        print("(note: your code wrote warnings or errors while it was checked; they cost nothing)")
+        print(say("noisy_code"))
 
 
 def _conclude(report):
+    """Show the report; raise CheckpointFailed with its summary when it does not hold."""
     show(report)
     if not report.passed:
         raise CheckpointFailed(report.summary())
@@ -100,16 +116,16 @@ def _conclude(report):
 def _report(name):
     """The checkpoint's report on model.py; CheckpointFailed when there is nothing to check yet."""
     if name not in CHECKS:
-        raise ValueError(f"no checkpoint called {name!r}; choose one of {', '.join(CHECKS)}")
+        raise ValueError(say("no_checkpoint", checkpoint=repr(name), checkpoints=", ".join(CHECKS)))
     with quiet():
         try:
             model = load_model()
         except (ModelFileError, SyntaxError) as err:
-            raise CheckpointFailed(f"model.py: {err}") from None
+            raise CheckpointFailed(say("model_error", error=err)) from None
         if broken_message(model, name):
             raise CheckpointFailed(broken_message(model, name))
         if not hasattr(model, name):
-            raise CheckpointFailed(f"model.py has no {name} yet: run the cell with save({name})")
+            raise CheckpointFailed(say("not_saved_yet", function=name))
         report = CHECKS[name](model)
         if report.passed:
             return report
@@ -120,10 +136,8 @@ def failing_prerequisite(name, model):
     """A sentence naming the first earlier step that fails its own checkpoint (it would mislead)."""
     for earlier in USES[name]:
         if hasattr(model, earlier) and not CHECKS[earlier](model).passed:
-            step = step_number(earlier)
-            return (
-                f"your {earlier} fails its own checkpoint (step {step}); {name} uses it, so fix "
-                f"step {step} first: the failures below may all come from there"
+            return say(
+                "prerequisite_fails", earlier=earlier, step=step_number(earlier), function=name
             )
     return None
 
@@ -148,12 +162,10 @@ def check_artifact(filename):
         try:
             model = load_model()
         except (ModelFileError, SyntaxError) as err:
-            raise CheckpointFailed(f"model.py: {err}") from None
+            raise CheckpointFailed(say("model_error", error=err)) from None
         for name in ARTIFACT_NEEDS[filename]:
             if not hasattr(model, name):
-                raise CheckpointFailed(
-                    f"model.py has no {name} yet: run the cell with save({name})"
-                )
+                raise CheckpointFailed(say("not_saved_yet", function=name))
         report = ARTIFACT_CHECKS[filename](model)
     return _conclude(report)
 
@@ -161,12 +173,12 @@ def check_artifact(filename):
 def write_artifact(filename, text):
     """Write outputs/<filename> (kept as submitted while grading)."""
     if grading():
-        print(f"(grading: {OUTPUTS}/{filename} is judged as you submitted it)")
+        print(say("grading_artifact", path=f"{OUTPUTS}/{filename}"))
         return
     os.makedirs(OUTPUTS, exist_ok=True)
     with open(os.path.join(OUTPUTS, filename), "w", encoding="utf-8") as f:
         f.write(text.rstrip("\n") + "\n")
-    print(f"wrote {OUTPUTS}/{filename}:\n{text.rstrip()}")
+    print(say("wrote_artifact", path=f"{OUTPUTS}/{filename}", text=text.rstrip()))
 
 
 def progress():
@@ -178,7 +190,7 @@ def progress():
 
 def hidden(name):
     """Where a hidden check stands: the grader's judge scores it, outside your kernel."""
-    print(f"hidden check {name}: run by the grader outside this notebook when your work is graded")
+    print(say("hidden_check", check=name))
 
 
 def show_source(fn):

@@ -5,13 +5,14 @@ python -m checkpoints progress     # every checkpoint and artifact: holds / fail
 
 import sys
 
+from . import i18n
 from .progress import progress
 
 
 def main(argv):
     """`python -m checkpoints progress`: the progress view in a terminal."""
     if argv != ["progress"]:
-        raise SystemExit("usage: python -m checkpoints progress")
+        raise SystemExit(i18n.say("session", "usage", command="python -m checkpoints progress"))
     print(repr(progress()))
 
 

@@ -4,12 +4,18 @@ import math
 import os
 import re
 
+from . import i18n
 from .compare import numbers_close
 from .probes import seeded_matrix
 from .report import Check, Report
 
 OUTPUTS = "outputs"
 SCALE_FILE, PERM_FILE, NOTES_FILE = "02-scale.txt", "05-perm.txt", "08-notes.md"
+
+
+def say(key, /, **fields):
+    """The artifacts' words for key (locales/<edition>.json, "artifacts"), in this edition."""
+    return i18n.say("artifacts", key, **fields)
 
 
 def largest_weight(weights):
@@ -36,9 +42,9 @@ def scale_picture(attention, n=8, d=64, seed=0):
     Q, K, V, undo = scale_inputs(n, d, seed)
     return heatmaps(
         [attention(Q, K, V)[1], attention(undo, K, V)[1]],
-        ["dividing by √d_k", "not dividing"],
+        [say("picture_dividing"), say("picture_not_dividing")],
         weight_colour,
-        f"the same {n} queries and keys (d_k = {d}): without the division each row picks one key",
+        say("picture_scale", n=n, d=d),
     )
 
 
@@ -88,6 +94,7 @@ def read_artifact(name, folder=OUTPUTS):
 
 
 def _number(fields, key):
+    """The number on the `key:` line, or None when there is none."""
     try:
         return float(fields[key])
     except (KeyError, ValueError):
@@ -102,21 +109,15 @@ def agrees(got, want):
 def artifact_report(filename, folder, how_to_make, checks_of_text):
     """The report on one artifact: that it exists, then the checks its text must pass."""
     text = read_artifact(filename, folder)
-    exists = Check(f"{OUTPUTS}/{filename} exists", text is not None, hint=how_to_make)
-    return Report(f"artifact {filename}", [exists, *([] if text is None else checks_of_text(text))])
+    exists = Check(say("exists", path=f"{OUTPUTS}/{filename}"), text is not None, hint=how_to_make)
+    checks = [exists, *([] if text is None else checks_of_text(text))]
+    return Report(say("title", filename=filename), checks)
 
 
 def check_scale(model, folder=OUTPUTS):
     """outputs/02-scale.txt: both numbers, as the learner's attention gives them, apart by ≥ 0.1."""
-    how = "run the cell that saves the √d experiment"
+    how = say("make_scale")
     return artifact_report(SCALE_FILE, folder, how, lambda text: scale_checks(text, model))
-
-
-SCALE_TOO_CLOSE = (
-    "the two numbers are nearly equal, so your attention does not seem to divide the scores by "
-    "√d_k (or your softmax's largest weight is always 1): check both against their formulas, "
-    "then re-run the experiment"
-)
 
 
 def scale_checks(text, model):
@@ -124,27 +125,24 @@ def scale_checks(text, model):
     fields = read_fields(text)
     scaled, unscaled = _number(fields, "scaled"), _number(fields, "unscaled")
     want_scaled, want_unscaled = scale_experiment(model.attention)
-    both, said = (
-        scaled is not None and unscaled is not None,
-        f"scaled {scaled}, unscaled {unscaled}",
-    )
+    both = scaled is not None and unscaled is not None
+    said = f"scaled {scaled}, unscaled {unscaled}"  # the file's own field names, in every edition
     return [
-        Check("it has the lines `scaled: <number>` and `unscaled: <number>`", both,
-              got=repr(text[:120]), hint="write exactly the two lines the notebook shows"),
-        Check("the numbers are what your attention gives on the seeded inputs",
+        Check(say("scale_lines"), both, got=repr(text[:120]), hint=say("scale_lines_hint")),
+        Check(say("scale_numbers"),
               agrees(scaled, want_scaled) and agrees(unscaled, want_unscaled), got=said,
               expected=f"scaled {want_scaled:.6f}, unscaled {want_unscaled:.6f}",
-              hint="re-run the experiment cell after your last change to attention"),
-        Check("without the division the largest weight is closer to 1", both and unscaled > scaled,
-              got=said, hint="dividing by √d_k keeps the scores small, so the weights spread out"),
-        Check("the division makes a real difference (the largest weight drops by at least 0.1)",
-              both and unscaled - scaled >= 0.1, got=said, hint=SCALE_TOO_CLOSE),
+              hint=say("scale_numbers_hint")),
+        Check(say("scale_direction"), both and unscaled > scaled,
+              got=said, hint=say("scale_direction_hint")),
+        Check(say("scale_difference"),
+              both and unscaled - scaled >= 0.1, got=said, hint=say("scale_too_close")),
     ]  # fmt: skip
 
 
 def check_perm(model, folder=OUTPUTS):
     """outputs/05-perm.txt: ≈ 0 without positions, clearly not with them, as computed."""
-    how = "run the cell that saves the permutation experiment"
+    how = say("make_perm")
     return artifact_report(PERM_FILE, folder, how, lambda text: perm_checks(text, model))
 
 
@@ -154,28 +152,27 @@ def perm_checks(text, model):
     without, with_pe = _number(fields, "without_pe"), _number(fields, "with_pe")
     want_without, want_with = permutation_experiment(model.attention, model.pos_encoding)
     both = without is not None and with_pe is not None
-    tiny = ("both differences are tiny, so the encoding is not being added to the rows (or it is "
-            "all zeros): the experiment adds pos_encoding(n, d) after permuting")  # fmt: skip
+    tiny = both and max(without, with_pe) <= 1e-3
     return [
-        Check("it has `without_pe: <number>`, `with_pe: <number>` and a `conclusion:` line",
-              both and bool(fields.get("conclusion")), got=repr(text[:120]),
-              hint="write the three lines the notebook shows"),
-        Check("the numbers are what your attention and pos_encoding give",
+        Check(say("perm_lines"), both and bool(fields.get("conclusion")), got=repr(text[:120]),
+              hint=say("perm_lines_hint")),
+        Check(say("perm_numbers"),
               without is not None and abs(without - want_without) <= 1e-9
               and agrees(with_pe, want_with),
-              got=f"without_pe {without}, with_pe {with_pe}",
+              got=f"without_pe {without}, with_pe {with_pe}",  # the file's field names
               expected=f"without_pe {want_without:.3g}, with_pe {want_with:.6f}",
-              hint="re-run the experiment cell after your last change"),
-        Check("without positional encoding the output only moves with the rows (difference ≈ 0)",
+              hint=say("perm_numbers_hint")),
+        Check(say("perm_without"),
               without is not None and without <= 1e-9, got=str(without), expected="≤ 1e-9",
-              hint="without positions, attention cannot tell one order from another"),
-        Check("with positional encoding the order changes the output",
+              hint=say("perm_without_hint")),
+        Check(say("perm_with"),
               with_pe is not None and with_pe > 1e-3, got=str(with_pe), expected="> 0.001",
-              hint=tiny if both and max(without, with_pe) <= 1e-3
-              else "add pos_encoding(n, d) to the rows after permuting them"),
+              hint=say("perm_both_tiny") if tiny else say("perm_with_hint")),
     ]  # fmt: skip
 
 
+# The words that name each idea, in any edition (notes in any language count): matched, not shown
+# alone; the check's label is the "artifacts" words' mentions_<idea>.
 IDEAS = {
     "scaling": ["스케일링", "scaling", "scale", "スケーリング"],
     "order": ["순서", "order", "順序", "順番"],
@@ -192,7 +189,7 @@ def numbers_in(text):
 
 def check_notes(model, folder=OUTPUTS):
     """outputs/08-notes.md: three ideas in the learner's words, and the 4× growth."""
-    how = "run the cell that saves your notes"
+    how = say("make_notes")
     return artifact_report(NOTES_FILE, folder, how, lambda text: notes_checks(text, folder))
 
 
@@ -202,14 +199,12 @@ def notes_checks(text, folder):
     lowered, found = text.lower(), numbers_in(text)
     scale = read_fields(read_artifact(SCALE_FILE, folder) or "")
     return [
-        Check("at least three lines", len(lines) >= 3, got=f"{len(lines)} lines",
-              expected="3 or more"),
-        *[Check(f"mentions {idea} ({' / '.join(words)})", any(w in lowered for w in words),
-                hint=f"say in your own words what step {IDEA_STEP[idea]} showed")
+        Check(say("notes_lines"), len(lines) >= 3, got=say("line_count", count=len(lines)),
+              expected=say("three_or_more")),
+        *[Check(say(f"mentions_{idea}", words=" / ".join(words)), any(w in lowered for w in words),
+                hint=say("mentions_hint", step=IDEA_STEP[idea]))
           for idea, words in IDEAS.items()],
-        Check("says the score matrix grows 4× when the sequence doubles",
-              bool(FOUR_TIMES.search(text)),
-              hint="n² entries: doubling n gives (2n)² = 4n², so write e.g. '4×'"),
+        Check(say("notes_growth"), bool(FOUR_TIMES.search(text)), hint=say("notes_growth_hint")),
         *[quotes(key, _number(scale, key), found) for key in ("scaled", "unscaled")],
     ]  # fmt: skip
 
@@ -217,11 +212,11 @@ def notes_checks(text, folder):
 def quotes(key, value, found):
     """The notes quote one of step 2's numbers (to 0.005)."""
     return Check(
-        f"quotes the {key} largest weight from {SCALE_FILE}",
+        say(f"quotes_{key}", file=SCALE_FILE),
         value is not None and any(abs(x - value) <= 0.005 for x in found),
-        got=", ".join(f"{x:g}" for x in found) or "no decimal numbers",
-        expected=f"{value:.3f}" if value is not None else f"{SCALE_FILE} first",
-        hint="copy the two numbers of step 2 with at least two decimals",
+        got=", ".join(f"{x:g}" for x in found) or say("no_decimals"),
+        expected=f"{value:.3f}" if value is not None else say("file_first", file=SCALE_FILE),
+        hint=say("quotes_hint"),
     )
 
 

@@ -2,7 +2,14 @@
 
 import math
 
+from . import i18n
+
 TOLERANCE = 1e-6
+
+
+def say(key, /, **fields):
+    """The comparison's words for key (locales/<edition>.json, "compare"), in this edition."""
+    return i18n.say("compare", key, **fields)
 
 
 def canonical(value):
@@ -29,9 +36,9 @@ def first_difference(got, want, tol=TOLERANCE, path=()):
     """None when got matches want to tol, else (path, got_part, want_part, what differs)."""
     if isinstance(want, list):
         if not isinstance(got, list):
-            return path, got, want, f"expected a list of {len(want)}, got {type(got).__name__}"
+            return path, got, want, say("not_a_list", length=len(want), kind=type(got).__name__)
         if len(got) != len(want):
-            return path, got, want, f"expected length {len(want)}, got length {len(got)}"
+            return path, got, want, say("wrong_length", want=len(want), got=len(got))
         for i, (g, w) in enumerate(zip(got, want)):
             found = first_difference(g, w, tol, path + (i,))
             if found:
@@ -40,12 +47,12 @@ def first_difference(got, want, tol=TOLERANCE, path=()):
     if isinstance(want, bool) and not isinstance(got, bool) and got in (0, 1):
         return None  # a mask of 1/0 works as a mask in Python: 1 and 0 count as True and False
     if isinstance(want, bool) or isinstance(got, bool):
-        return None if got is want else (path, got, want, "values differ")
+        return None if got is want else (path, got, want, say("values_differ"))
     if isinstance(want, float):
         if not isinstance(got, float):
-            return path, got, want, f"expected a number, got {type(got).__name__}"
-        return None if numbers_close(got, want, tol) else (path, got, want, "values differ")
-    return None if got == want else (path, got, want, "values differ")
+            return path, got, want, say("not_a_number", kind=type(got).__name__)
+        return None if numbers_close(got, want, tol) else (path, got, want, say("values_differ"))
+    return None if got == want else (path, got, want, say("values_differ"))
 
 
 def close(got, want, tol=TOLERANCE):
@@ -54,11 +61,14 @@ def close(got, want, tol=TOLERANCE):
 
 
 def describe_path(path, names=("row", "column")):
-    """(2, 1) -> 'row 2, column 1'; () -> 'the whole value'."""
+    """(2, 1) -> 'row 2, column 1'; () -> 'the whole value'.
+
+    names are keys of the "compare" words ("row", "column", "item"), one per level of nesting.
+    """
     if not path:
-        return "the whole value"
+        return say("whole_value")
     labels = list(names) + ["item"] * len(path)
-    return ", ".join(f"{label} {i}" for label, i in zip(labels, path))
+    return ", ".join(say(label, index=i) for label, i in zip(labels, path))
 
 
 def shape(value):
@@ -66,7 +76,9 @@ def shape(value):
     if isinstance(value, (list, tuple)):
         if value and all(isinstance(r, (list, tuple)) for r in value):
             widths = {len(r) for r in value}
-            return (len(value), widths.pop()) if len(widths) == 1 else (len(value), "ragged")
+            if len(widths) == 1:
+                return (len(value), widths.pop())
+            return (len(value), say("ragged"))  # a word where the width would be: never equal
         return (len(value),)
     return ()
 

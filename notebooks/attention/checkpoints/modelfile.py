@@ -13,20 +13,13 @@ import os
 import re
 import sys
 
+from . import i18n
+
 MODEL_FILE = "model.py"
 ALLOWED_IMPORTS = {"math"}
 
 # The seven functions, in the order the notebooks build them.
 STEPS = ["softmax", "attention", "causal_mask", "multi_head", "pos_encoding", "layer_norm", "block"]
-
-HEADER = '''"""model.py: a transformer block in plain Python lists and math alone.
-
-Every matrix is a list of rows (one row per position, one column per feature).
-The notebooks write one section per step; re-running a step replaces its section.
-"""
-
-import math
-'''
 
 _MARKER = re.compile(r"^# ── step (\d+): (\w+) ─+$", re.MULTILINE)
 _SOLUTION_MARKER = re.compile(r"### (BEGIN|END) SOLUTION")
@@ -36,10 +29,22 @@ class ModelFileError(Exception):
     """model.py (or a section for it) breaks a rule of the course; the message says which."""
 
 
+def say(key, /, **fields):
+    """The words for key about model.py (locales/<edition>.json, "save"), in this edition."""
+    return i18n.say("save", key, **fields)
+
+
+def header():
+    """The stub model.py: a docstring (in the current edition) and `import math`."""
+    return f'"""{say("model_docstring")}\n"""\n\nimport math\n'
+
+
 def step_number(name):
     """1-based step of a function name, or a clear error for a name the course does not build."""
     if name not in STEPS:
-        raise ModelFileError(f"{name!r} is not one of the course's functions: {', '.join(STEPS)}")
+        raise ModelFileError(
+            say("unknown_function", function=repr(name), functions=", ".join(STEPS))
+        )
     return STEPS.index(name) + 1
 
 
@@ -52,7 +57,7 @@ def ensure_model(path=MODEL_FILE):
     """Create the stub model.py (header only) if there is none; returns nothing (no stray Out[])."""
     if not os.path.exists(path):
         with open(path, "w", encoding="utf-8") as f:
-            f.write(HEADER)
+            f.write(header())
 
 
 def read_sections(text):
@@ -89,10 +94,7 @@ def check_stdlib_only(source, where=MODEL_FILE):
     """Raise ModelFileError naming the first import that is not math."""
     bad = foreign_imports(source)
     if bad:
-        raise ModelFileError(
-            f"{where} imports {bad[0]!r}; the course's model uses only the math module. "
-            f"Remove the import and write the computation with lists and math."
-        )
+        raise ModelFileError(say("foreign_import", where=where, module=repr(bad[0])))
 
 
 def cell_source(fn):
@@ -118,9 +120,9 @@ def save_section(name, source, path=MODEL_FILE):
     step_number(name)
     source = without_markers(source)
     try:
-        check_stdlib_only(source, where=f"your {name} cell")
+        check_stdlib_only(source, where=say("your_cell", function=name))
     except SyntaxError as err:
-        raise ModelFileError(f"your {name} cell does not parse: {err}") from None
+        raise ModelFileError(say("cell_does_not_parse", function=name, error=err)) from None
     ensure_model(path)
     with open(path, encoding="utf-8") as f:
         header, sections = read_sections(f.read())
@@ -142,7 +144,7 @@ def parsable_part(text, path=MODEL_FILE):
             compile(body, f"{path} ({name})", "exec")
             good[name] = body
         except SyntaxError as err:
-            broken[name] = f"line {err.lineno} of its section: {err.msg}"
+            broken[name] = say("section_line", line=err.lineno, error=err.msg)
     return compose(header, good), broken
 
 
@@ -153,9 +155,7 @@ def load_model(path=MODEL_FILE, module_name="learner_model"):
     module's BROKEN_SECTIONS, so a hand edit that breaks one step costs only that step.
     """
     if not os.path.exists(path):
-        raise ModelFileError(
-            f"there is no {path} here yet: run the cell that writes your function into it"
-        )
+        raise ModelFileError(say("no_model_file", path=path))
     with open(path, encoding="utf-8") as f:
         text = f.read()
     try:
@@ -177,8 +177,5 @@ def broken_message(module, name):
     """A clear message when step `name`'s section of model.py does not parse, else None."""
     why = getattr(module, "BROKEN_SECTIONS", {}).get(name)
     if why:
-        return (
-            f"model.py: the step {step_number(name)} section ({name}) does not parse ({why}); "
-            f"fix it, or re-run the notebook cell that saves {name}"
-        )
+        return say("section_does_not_parse", step=step_number(name), function=name, why=why)
     return None

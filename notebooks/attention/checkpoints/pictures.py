@@ -8,6 +8,8 @@
 
 Each returns a Picture: Jupyter shows it (image/svg+xml), a terminal shows a one-line summary,
 and `.svg` is the SVG text (for nbconvert, the feedback HTML, or a file).
+
+The words (default titles, captions) are in locales/<edition>.json, "pictures".
 """
 
 import html
@@ -15,6 +17,15 @@ from dataclasses import dataclass
 
 CELL = 22  # pixels per matrix cell
 MAX_CELLS = 64  # larger matrices are drawn with smaller cells
+
+i18n = None
+"""checkpoints.i18n, handed in by checkpoints/__init__.py (which runs before this module can be
+imported): this module itself imports nothing beyond html and dataclasses, so it runs anywhere."""
+
+
+def say(key, /, **fields):
+    """The pictures' words for key (locales/<edition>.json, "pictures"), in this edition."""
+    return i18n.say("pictures", key, **fields)
 
 
 @dataclass(frozen=True)
@@ -32,7 +43,7 @@ class Picture:
         return f"<figure style='margin:0.4em 0'>{self.svg}{caption}</figure>"
 
     def __repr__(self):
-        return f"<picture: {self.caption}>"
+        return f"<{say('picture', caption=self.caption)}>"
 
 
 def _mix(a, b, t):
@@ -74,6 +85,7 @@ def _grid(matrix, colour, x0, y0, size, numbers):
 
 
 def _cell_size(matrix):
+    """Pixels per cell: smaller for larger matrices, so a picture stays a readable size."""
     longest = max(len(matrix), max((len(r) for r in matrix), default=0))
     return CELL if longest <= 16 else max(3, CELL * 16 // min(longest, MAX_CELLS * 4))
 
@@ -96,30 +108,33 @@ def heatmaps(matrices, titles, colour, caption, numbers=None):
     return Picture(svg, caption)
 
 
-def show_attention(weights, title="attention weights (rows: queries, columns: keys)"):
+def show_attention(weights, title=None):
     """A heatmap of one weight matrix: white is 0, dark blue is 1."""
     return heatmaps(
-        [weights], [title], weight_colour, f"{len(weights)} queries × {len(weights[0])} keys"
+        [weights],
+        [say("attention_title") if title is None else title],
+        weight_colour,
+        say("attention_caption", queries=len(weights), keys=len(weights[0])),
     )
 
 
-def show_heads(per_head, title="head"):
-    """One heatmap per head, side by side."""
+def show_heads(per_head, title=None):
+    """One heatmap per head, side by side ("head 0", "head 1", … or "<title> 0", …)."""
     return heatmaps(
         per_head,
-        [f"{title} {k}" for k in range(len(per_head))],
+        [say("head", index=k) if title is None else f"{title} {k}" for k in range(len(per_head))],
         weight_colour,
-        f"{len(per_head)} heads, each with its own weights",
+        say("heads_caption", count=len(per_head)),
     )
 
 
-def show_encoding(rows, title="positional encoding (rows: positions, columns: features)"):
+def show_encoding(rows, title=None):
     """The encoding pattern: -1 blue, 0 white, +1 red."""
     return heatmaps(
         [rows],
-        [title],
+        [say("encoding_title") if title is None else title],
         signed_colour,
-        f"{len(rows)} positions × {len(rows[0])} features",
+        say("encoding_caption", positions=len(rows), features=len(rows[0])),
         numbers=False,
     )
 
@@ -167,4 +182,4 @@ def show_growth(lengths):
         " font-family='sans-serif'>"
         f"{''.join(parts)}</svg>"
     )
-    return Picture(svg, "each square has n × n cells: doubling n makes it four times larger")
+    return Picture(svg, say("growth_caption"))

@@ -7,6 +7,8 @@ Each probe is one call: which function, with which arguments. The known answers 
 import random
 from dataclasses import dataclass, field, replace
 
+from . import i18n
+
 
 @dataclass(frozen=True)
 class Probe:
@@ -165,6 +167,7 @@ def describe_call(probe):
         return repr(value)
 
     parts = [size(a) for a in probe.args] + [
-        f"{k}={'a mask' if k == 'mask' else size(v)}" for k, v in probe.kwargs.items()
+        f"{k}={i18n.say('probes', 'a_mask') if k == 'mask' else size(v)}"
+        for k, v in probe.kwargs.items()
     ]
     return f"{probe.function}({', '.join(parts)})"

@@ -8,6 +8,7 @@ import html
 import os
 from dataclasses import dataclass
 
+from . import i18n
 from .artifacts import ARTIFACT_CHECKS, ARTIFACT_NEEDS, NOTES_FILE, OUTPUTS, PERM_FILE, SCALE_FILE
 from .modelfile import STEPS, ModelFileError, broken_message, load_model
 from .steps import CHECKS
@@ -25,6 +26,17 @@ NOTEBOOKS = {
     NOTES_FILE: "08-notes",
 }
 SYMBOLS = {"holds": "✓", "fails": "✗", "not started": "·"}
+STATUS_WORDS = {"holds": "holds", "fails": "fails", "not started": "not_started"}  # keys of words
+
+
+def say(key, /, **fields):
+    """The progress view's words for key (locales/<edition>.json, "progress"), in this edition."""
+    return i18n.say("progress", key, **fields)
+
+
+def status_word(status):
+    """How the learner reads a status ("holds", "fails", "not started") in this edition."""
+    return say(STATUS_WORDS[status])
 
 
 @dataclass(frozen=True)
@@ -32,7 +44,7 @@ class Item:
     """One checkpoint or artifact in the progress view."""
 
     name: str  # the function (softmax) or the artifact file (02-scale.txt)
-    status: str  # "holds", "fails" or "not started"
+    status: str  # "holds", "fails" or "not started" (shown as status_word(status))
     detail: str = ""  # the failing summary and the diagnosis, in a few words
 
     @property
@@ -49,11 +61,13 @@ def checkpoint_item(name, model):
     try:
         report = CHECKS[name](model)
     except Exception as err:  # a check that cannot even run on these functions is a failure
-        return Item(name, "fails", f"the check stopped: {type(err).__name__}")
+        return Item(name, "fails", say("check_stopped", error=type(err).__name__))
     if report.passed:
         return Item(name, "holds")
-    looks = f"; looks like: {report.diagnosis[0].title}" if report.diagnosis else ""
-    return Item(name, "fails", report.summary().split(": ", 1)[1] + looks)
+    if report.diagnosis:
+        detail = say("fails_like", outcome=report.outcome(), mistake=report.diagnosis[0].title)
+        return Item(name, "fails", detail)
+    return Item(name, "fails", report.outcome())
 
 
 def artifact_item(filename, model, folder=OUTPUTS):
@@ -61,16 +75,12 @@ def artifact_item(filename, model, folder=OUTPUTS):
     if not os.path.exists(os.path.join(folder, filename)):
         return Item(filename, "not started")
     if model is None or not all(hasattr(model, n) for n in ARTIFACT_NEEDS[filename]):
-        return Item(filename, "fails", "the functions it comes from are not in model.py yet")
+        return Item(filename, "fails", say("functions_missing"))
     try:
         report = ARTIFACT_CHECKS[filename](model, folder)
     except Exception as err:
-        return Item(filename, "fails", f"the check stopped: {type(err).__name__}")
-    return (
-        Item(filename, "holds")
-        if report.passed
-        else Item(filename, "fails", report.summary().split(": ", 1)[1])
-    )
+        return Item(filename, "fails", say("check_stopped", error=type(err).__name__))
+    return Item(filename, "holds") if report.passed else Item(filename, "fails", report.outcome())
 
 
 @dataclass(frozen=True)
@@ -83,27 +93,30 @@ class Progress:
         """What to do next: the first item that does not hold yet, or that all are done."""
         todo = next((i for i in self.items if i.status != "holds"), None)
         if todo is None:
-            return "every checkpoint holds: you are done. Well done!"
-        verb = "fix" if todo.status == "fails" else "start"
-        return f"next: {verb} {todo.name} in {todo.notebook}"
+            return say("all_done")
+        next_one = "next_fix" if todo.status == "fails" else "next_start"
+        return say(next_one, item=todo.name, notebook=todo.notebook)
 
     def __repr__(self):
         done = sum(i.status == "holds" for i in self.items)
-        lines = [f"progress: {done} of {len(self.items)} hold"]
+        lines = [say("heading", done=done, count=len(self.items))]
         for i in self.items:
-            lines.append(f"  {SYMBOLS[i.status]} {i.name:13} {i.status:12} {i.detail}".rstrip())
+            word = status_word(i.status)
+            lines.append(f"  {SYMBOLS[i.status]} {i.name:13} {word:12} {i.detail}".rstrip())
         return "\n".join(lines + [self.next_step()])
 
     def _repr_html_(self):
         colours = {"holds": "#1a7f37", "fails": "#b3261e", "not started": "#6e7781"}
         rows = "".join(
             f"<tr><td style='color:{colours[i.status]};font-weight:bold'>{SYMBOLS[i.status]}</td>"
-            f"<td><code>{html.escape(i.name)}</code></td><td>{i.status}</td>"
+            f"<td><code>{html.escape(i.name)}</code></td><td>{html.escape(status_word(i.status))}</td>"
             f"<td>{html.escape(i.detail)}</td><td>{html.escape(i.notebook)}</td></tr>"
             for i in self.items
         )
+        columns = ("column_step", "column_status", "column_details", "column_notebook")
+        heads = "".join(f"<th>{html.escape(say(c))}</th>" for c in columns)
         return (
-            f"<table><tr><th></th><th>step</th><th>status</th><th>details</th><th>notebook</th></tr>"
+            f"<table><tr><th></th>{heads}</tr>"
             f"{rows}</table><p><b>{html.escape(self.next_step())}</b></p>"
         )
 

@@ -3,12 +3,19 @@
 import html
 from dataclasses import dataclass, replace
 
+from . import i18n
+
 GREEN, RED = "#1a7f37", "#b3261e"
-HINT_LABELS = ("hint", "closer", "formula")
+HINT_LABELS = ("hint", "closer", "formula")  # the tiers' labels: keys of the "report" words
 
 
 def _style(css):
     return f" style='{css}'"
+
+
+def say(key, /, **fields):
+    """The report's words for key (locales/<edition>.json, "report"), in the current edition."""
+    return i18n.say("report", key, **fields)
 
 
 @dataclass(frozen=True)
@@ -33,17 +40,19 @@ class Check:
         yield ("✓ " if self.passed else "✗ ") + self.what
         if self.passed:
             return
+        yours, expected = say("yours"), say("expected")
+        width = max(len(yours), len(expected))  # the two values start in the same column
         if self.got is not None:
-            yield f"    yours:    {self.got}"
+            yield f"    {yours:<{width}} {self.got}"
         if self.expected is not None:
-            yield f"    expected: {self.expected}"
+            yield f"    {expected:<{width}} {self.expected}"
         if self.where:
-            yield f"    first difference: {self.where}"
+            yield f"    {say('first_difference')} {self.where}"
         if isinstance(self.hint, str):
-            yield f"    hint: {self.hint}"
+            yield f"    {say('hint')} {self.hint}"
         elif self.hint:
             for label, text in zip(HINT_LABELS, self.hint.tiers()[: level + 1]):
-                yield f"    {label}: {text}"
+                yield f"    {say(label)} {text}"
 
     def __repr__(self):
         return "\n".join(self.lines())
@@ -103,11 +112,15 @@ class Report:
         """The checks that did not hold."""
         return [c for c in self.checks if not c.passed]
 
-    def summary(self):
-        """One line: all checks hold, or how many fail."""
+    def outcome(self):
+        """A few words: all checks hold, or how many fail (the summary without the title)."""
         if self.passed:
-            return f"{self.title}: all {len(self.checks)} checks hold"
-        return f"{self.title}: {len(self.failed)} of {len(self.checks)} checks fail"
+            return say("all_hold", count=len(self.checks))
+        return say("some_fail", failed=len(self.failed), count=len(self.checks))
+
+    def summary(self):
+        """One line: the title, then whether all checks hold or how many fail."""
+        return say("summary", title=self.title, outcome=self.outcome())
 
     def diagnosis_lines(self):
         """The catalogued mistake that fits (its fix on request), or the note."""
@@ -115,14 +128,12 @@ class Report:
         if self.passed or self.prerequisite:
             return []
         if not self.diagnosis:
-            return [
-                self.note or "no known mistake matches these outputs; start from the first ✗ above"
-            ]
+            return [self.note or say("no_known_mistake")]
         best, *others = self.diagnosis
-        lines = [f"looks like: {best.title}", f"    {best.explanation}"]
+        lines = [say("looks_like", mistake=best.title), f"    {best.explanation}"]
         if self.level >= 1:  # the fix is a closer hint: shown on request
-            lines.append(f"    fix: {best.hint}")
-        return lines + [f"    (or: {m.title})" for m in others]
+            lines.append(f"    {say('fix', fix=best.hint)}")
+        return lines + [f"    {say('or_else', mistake=m.title)}" for m in others]
 
     def more_hints_line(self):
         """How to ask for the next tier, when a failing check has one left."""
@@ -131,11 +142,11 @@ class Report:
         tiered = any(not isinstance(c.hint, (str, type(None))) for c in self.failed)
         if not self.diagnosis and not tiered:
             return []
-        return [f"(stuck? hint({self.name!r}) gives a closer hint; run it again for the formula)"]
+        return [say("stuck", call=f"hint({self.name!r})")]
 
     def __repr__(self):
         body = ["  " + line for c in self.checks for line in c.lines(self.level)]
-        first = [f"first: {self.prerequisite}"] if self.prerequisite else []
+        first = [f"{say('first')} {self.prerequisite}"] if self.prerequisite else []
         tail = self.diagnosis_lines() + self.more_hints_line()
         return "\n".join([self.summary(), *first, *body, *tail])
 
@@ -147,7 +158,9 @@ class Report:
             f"<div><b>{d}</b></div>" if i == 0 else f"<div{_style('margin-left:1.6em')}>{d}</div>"
             for i, d in enumerate(tail)
         )
-        first = self.prerequisite and f"<div><b>first:</b> {html.escape(self.prerequisite)}</div>"
+        first = self.prerequisite and (
+            f"<div><b>{html.escape(say('first'))}</b> {html.escape(self.prerequisite)}</div>"
+        )
         return (
             f"<div{_style(f'border-left:4px solid {colour};padding:0.3em 0.8em')}>"
             f"<div{_style(f'color:{colour};font-weight:bold')}>{html.escape(self.summary())}</div>"

@@ -5,6 +5,7 @@ a Report. Each checkpoint is a short list of named checks. A name keys what the 
 (claims.py) and its hints (hints.py); the predicates are in properties.py, the inputs in probes.py.
 """
 
+from . import i18n
 from .claims import CLAIMS
 from .compare import brief, canonical, close, describe_path, first_difference, shape
 from .diagnose import diagnose, expected, load_fingerprints, probe_signatures, signature
@@ -26,6 +27,12 @@ from .properties import (
 )
 from .report import Check, Report
 
+
+def say(key, /, **fields):
+    """The checks' words for key (locales/<edition>.json, "steps"), in the current edition."""
+    return i18n.say("steps", key, **fields)
+
+
 # ── the three kinds of check ──
 
 
@@ -35,8 +42,8 @@ def crash_text(value):
         return None
     line = getattr(value, "model_line", None)
     called = getattr(value, "called", None)
-    where = f" at model.py line {line}" if line else ""
-    return f"raised {type(value).__name__}: {value}{where}" + (f", in {called}" if called else "")
+    name = "crash" + ("_at_line" if line else "") + ("_in_call" if called else "")
+    return say(name, error=type(value).__name__, message=value, line=line, called=called)
 
 
 def _try(fn, value, fallback=None):
@@ -62,7 +69,7 @@ def raises(name, value, kind, **fields):
     what = CLAIMS[name].format(**fields)
     if isinstance(value, kind):
         return Check(what, True)
-    got, hint = crash_text(value) or "no error", None if crashed(value) else HINTS[name]
+    got, hint = crash_text(value) or say("no_error"), None if crashed(value) else HINTS[name]
     return Check(what, False, got=got, expected=kind.__name__, hint=hint)
 
 
@@ -79,9 +86,11 @@ def answer(name, got, want, names=("row", "column"), **fields):
     mine, theirs = brief(got), brief(want)
     if path and len(names) > 1 and isinstance(got, list):
         row = path[0]
-        mine = f"{names[0]} {row}: {brief(got[row])}"
-        theirs = f"{names[0]} {row}: {brief(want[row])}"
-    where = f"{describe_path(path, names)}: {brief(got_part)} vs {brief(want_part)} ({why})"
+        position = describe_path(path[:1], names)  # "row 2"
+        mine = say("at_position", position=position, value=brief(got[row]))
+        theirs = say("at_position", position=position, value=brief(want[row]))
+    where = say("difference", path=describe_path(path, names), got=brief(got_part),
+                want=brief(want_part), why=why)  # fmt: skip
     return Check(what, False, got=mine, expected=theirs, where=where, hint=HINTS[name])
 
 
@@ -146,7 +155,7 @@ def sizes(matrix):
 
 def with_mask(probe):
     """How a check label says that a probe passes a mask."""
-    return " with a causal mask" if probe.kwargs else ""
+    return say("with_causal_mask") if probe.kwargs else ""
 
 
 # ── what the checks show and fill in ──
@@ -164,7 +173,7 @@ def row_sums(weights):
 
 def sum_shown(v):
     """ "sum 1.23", or the value itself when it has no sum."""
-    return f"sum {sum(v) if shape(v) else v!r}"
+    return say("sum", total=sum(v) if shape(v) else repr(v))
 
 
 def qk_sizes(p):
@@ -198,9 +207,9 @@ def check_softmax(model, fingerprints=None, probes=None):
     run = Run(model, "softmax", fingerprints, probes)
     small, large = run("softmax.small"), run("softmax.large")
     shifted = run("softmax.small", args=[[x + 100.0 for x in run.args("softmax.small")[0]]])
-    return run.report("softmax", [
-        holds("softmax.length", small, lambda v: shape(v) == (4,), "4 numbers"),
-        holds("softmax.sum", small, sums_to_one, "sum 1.0", shown=sum_shown),
+    return run.report(say("title_softmax"), [
+        holds("softmax.length", small, lambda v: shape(v) == (4,), say("numbers", count=4)),
+        holds("softmax.sum", small, sums_to_one, say("sum", total=1.0), shown=sum_shown),
         holds("softmax.overflow", large, lambda v: shape(v) == (3,) and all_finite(v)
               and sums_to_one(v), brief(run.want("softmax.large"))),
         answer("softmax.shift", shifted, run.own_or_want(small, "softmax.small"), ("item",)),
@@ -214,9 +223,9 @@ def check_attention(model, fingerprints=None, probes=None):
     run = Run(model, "attention", fingerprints, probes)
     rect = run("attention.rect")
     square = pair_part(run("attention.square"), 1)
-    return run.report("attention", [
+    return run.report(say("title_attention"), [
         holds("attention.pair", rect, is_pair, "(out, weights)",
-              shown=lambda v: f"a value of shape {shape(v)}"),
+              shown=lambda v: say("value_of_shape", shape=shape(v))),
         holds("attention.shapes", rect, lambda v: is_pair(v) and shape(v[0]) == (3, 6)
               and shape(v[1]) == (3, 5), "out (3, 6), weights (3, 5)",
               shown=lambda v: f"out {shape(v[0])}, weights {shape(v[1])}" if is_pair(v) else None),
@@ -224,8 +233,7 @@ def check_attention(model, fingerprints=None, probes=None):
               "[1.0, 1.0, 1.0]", shown=lambda v: row_sums(v[1]) if is_pair(v) else None),
         *interleave(run.known_answers("attention.weights", qk_sizes, part=1),
                     run.known_answers("attention.output", qk_sizes, part=0)),
-    ], picture_of(lambda w: show_attention(w, "your weights, 4 queries × 4 keys"),
-                  square))  # fmt: skip
+    ], picture_of(lambda w: show_attention(w, say("picture_weights")), square))  # fmt: skip
 
 
 def interleave(*lists):
@@ -240,11 +248,11 @@ def check_causal_mask(model, fingerprints=None, probes=None):
     checks = run.known_answers("mask.values", lambda p: {"n": p.args[0]}, function="causal_mask")
     for p in run.probes.values():
         if p.function == "attention":
-            label = "causal" if p.id.endswith("attend") else "patchy"
+            label = say("mask_causal") if p.id.endswith("attend") else say("mask_patchy")
             checks += masked_attention_checks(run, p.id, p.kwargs["mask"], label)
     weights = pair_part(run("causal_mask.attend"), 1)
-    picture = picture_of(lambda w: show_attention(w, "your weights with causal_mask(4)"), weights)
-    return run.report("causal mask", checks, picture)
+    picture = picture_of(lambda w: show_attention(w, say("picture_masked_weights")), weights)
+    return run.report(say("title_causal_mask"), checks, picture)
 
 
 def masked_attention_checks(run, probe_id, mask, label):
@@ -252,12 +260,13 @@ def masked_attention_checks(run, probe_id, mask, label):
     got, plain = run(probe_id), run(probe_id, kwargs={})
     ok = is_pair(got) and is_matrix(got[1], len(mask), len(mask[0])) and is_pair(plain)
     weights = got[1] if ok else got
-    first_leak, shape_of_got = "weights[{}][{}] = {:.6g}".format, f"a value of shape {shape(got)}"
+    first_leak = "weights[{}][{}] = {:.6g}".format  # an expression, the same in every edition
+    shape_of_got = say("value_of_shape", shape=shape(got))
     checks = [
         holds("mask.zeros", weights, lambda w: ok and not leaks(w, mask), "0.0", label=label,
               shown=lambda w: first_leak(*leaks(w, mask)[0]) if ok else shape_of_got),
-        holds("mask.rows", weights, lambda w: ok and rows_sum_to_one(w), "all 1.0", label=label,
-              shown=lambda w: row_sums(w) if ok else None),
+        holds("mask.rows", weights, lambda w: ok and rows_sum_to_one(w), say("all_one"),
+              label=label, shown=lambda w: row_sums(w) if ok else None),
     ]  # fmt: skip
     if ok:
         want = renormalised(plain[1], mask)
@@ -273,13 +282,13 @@ def check_multi_head(model, fingerprints=None, probes=None):
     h1_as_attention = {"function": "attention", "args": run.args("multi_head.h1")[:3]}
     alone = pair_part(run("multi_head.h1", **h1_as_attention), 0)
     head_1_moved = [[r[:4] + [x + 1.0 for x in r[4:]] for r in M] for M in Q_K_V]
-    return run.report("multi-head attention", [
+    return run.report(say("title_multi_head"), [
         holds("heads.shape", two, lambda v: shape(v) == (4, 8), "(4, 8)", shown=shape_text),
         answer("heads.one", run("multi_head.h1"), run.own_or_want(alone, "multi_head.h1")),
         raises("heads.split", run("multi_head.h2", args=Q_K_V + [3]), ValueError),
         holds("heads.independent", run("multi_head.h2", args=head_1_moved + [2]),
               lambda v: shape(v) == shape(two) == (4, 8) and close(head_0(v), head_0(two)),
-              "columns 0-3 unchanged", shown=lambda v: "head 0's columns changed"),
+              say("columns_unchanged"), shown=lambda v: say("head_0_changed")),
         *run.known_answers("heads.answer", lambda p: {"h": p.args[3], "masked": with_mask(p)}),
     ])  # fmt: skip
 
@@ -294,8 +303,8 @@ def check_pos_encoding(model, fingerprints=None, probes=None):
         for check in encoding_checks(run(probe_id), *run.args(probe_id))
     ]
     pattern = run("pos_encoding.50x16")
-    picture = picture_of(lambda m: show_encoding(m, "your pos_encoding(50, 16)"), pattern)
-    return run.report("positional encoding", checks, picture)
+    picture = picture_of(lambda m: show_encoding(m, say("picture_encoding")), pattern)
+    return run.report(say("title_pos_encoding"), checks, picture)
 
 
 def encoding_checks(got, n, d):
@@ -304,10 +313,10 @@ def encoding_checks(got, n, d):
     return [
         holds("pe.shape", got, lambda v: is_matrix(v, n, d), f"({n}, {d})", shown=shape_text,
               n=n, d=d),
-        holds("pe.range", got, lambda v: facts[2], "all within [-1, 1]",
-              shown=lambda v: "a value outside [-1, 1]", n=n, d=d),
-        holds("pe.distinct", got, lambda v: facts[3], "all rows different",
-              shown=lambda v: "two equal rows", n=n, d=d),
+        holds("pe.range", got, lambda v: facts[2], say("all_in_range"),
+              shown=lambda v: say("value_out_of_range"), n=n, d=d),
+        holds("pe.distinct", got, lambda v: facts[3], say("rows_all_different"),
+              shown=lambda v: say("two_rows_equal"), n=n, d=d),
     ]  # fmt: skip
 
 
@@ -317,13 +326,15 @@ def check_layer_norm(model, fingerprints=None, probes=None):
     run = Run(model, "layer_norm", fingerprints, probes)
     row = run.args("layer_norm.row")[0]
     got, n = run("layer_norm.row"), (len(row),)
-    picture = picture_of(lambda v: show_bars({"row": row, "your layer_norm(row)": v}), got)
-    return run.report("layer norm", [
+    picture = picture_of(lambda v: show_bars({"row": row, say("picture_layer_norm"): v}), got)
+    return run.report(say("title_layer_norm"), [
         holds("ln.length", got, lambda v: shape(v) == n, f"{n}", shown=shape_text),
-        holds("ln.mean", got, lambda v: shape(v) == n and abs(mean(v)) <= 1e-9, "mean 0",
-              shown=lambda v: f"mean {mean(v)}" if shape(v) == n else None),
+        holds("ln.mean", got, lambda v: shape(v) == n and abs(mean(v)) <= 1e-9,
+              say("mean", value=0),
+              shown=lambda v: say("mean", value=mean(v)) if shape(v) == n else None),
         holds("ln.variance", got, lambda v: shape(v) == n and abs(variance(v) - 1.0) <= 1e-4,
-              "variance ≈ 1", shown=lambda v: f"variance {variance(v)}" if shape(v) == n else None),
+              say("variance_about_one"),
+              shown=lambda v: say("variance", value=variance(v)) if shape(v) == n else None),
         answer("ln.constant", run("layer_norm.constant"), [0.0] * 4, ("item",)),
         *run.known_answers("ln.answer", ln_fields, names=("item",)),
     ], picture)  # fmt: skip
@@ -336,12 +347,12 @@ def check_block(model, fingerprints=None, probes=None):
     X, h = run.args("block.h4_masked")
     got = run("block.h4_masked")
     last_nudged = run("block.h4_masked", args=[X[:-1] + [[x + 1.0 for x in X[-1]]], h])
-    return run.report("transformer block", [
+    return run.report(say("title_block"), [
         holds("block.shape", got, lambda v: shape(v) == shape(X), str(shape(X)),
               shown=shape_text),
         holds("block.causal", last_nudged, lambda v: shape(v) == shape(got) == shape(X)
-              and close(all_but_last(v), all_but_last(got)), "rows 0-3 unchanged",
-              shown=lambda v: "an earlier row changed"),
+              and close(all_but_last(v), all_but_last(got)), say("rows_unchanged"),
+              shown=lambda v: say("earlier_row_changed")),
         *run.known_answers("block.answer", block_fields),
     ])  # fmt: skip
 

@@ -27,7 +27,7 @@ import math
 
 from checkpoints import check, ensure_model, save
 
-ensure_model()  # creates the stub model.py (a docstring and `import math`) the first time
+ensure_model()
 
 # %% [markdown] id="cell-02"
 # ## Why the naive formula breaks
@@ -94,7 +94,6 @@ scores = [1.0, 2.0, 3.0, -1.0]
 show_bars({"scores": scores, "softmax(scores)": softmax(scores)})
 
 # %% id="step01-save-softmax" nbgrader={"grade": false, "grade_id": "step01-save-softmax", "locked": true, "schema_version": 3, "solution": false}
-# copies the cell that defines softmax into model.py (replaces any earlier version)
 save(softmax)
 
 # %% [markdown] id="cell-10"
@@ -106,18 +105,11 @@ save(softmax)
 # the checkpoint names it.
 
 # %% id="step01-softmax-checks" nbgrader={"grade": true, "grade_id": "step01-softmax-checks", "locked": true, "points": 2, "schema_version": 3, "solution": false}
-"""Checkpoint 1 (visible): sums to 1, no overflow on [1000, 1001, 1002], shift-invariant,
-known answers.
-"""
 check("softmax")
 
 # %% id="step01-softmax-hidden" nbgrader={"grade": true, "grade_id": "step01-softmax-hidden", "locked": true, "points": 3, "schema_version": 3, "solution": false}
-"""Checkpoint 1 (hidden, run when your work is graded): compares softmax with the reference to 1e-6
-on seeded random inputs and edge cases.
-"""
 from checkpoints import hidden
 
-# your edition: one line; when graded, the judge's verdict replaces this cell's output
 hidden("softmax")
 ### BEGIN HIDDEN TESTS
 # scored outside the kernel by the course's judge (grading/judge.py; cases: grading/hidden.py)

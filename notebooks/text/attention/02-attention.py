@@ -25,7 +25,7 @@ import math
 
 from checkpoints import check, ensure_model, save
 
-ensure_model()  # creates the stub model.py (a docstring and `import math`) the first time
+ensure_model()
 from model import softmax
 
 # %% [markdown] id="cell-02"
@@ -81,7 +81,6 @@ out, weights = attention([[1.0, 0.0]], [[1.0, 0.0], [0.0, 1.0]], [[10.0, 0.0], [
 print(out, weights)  # the same numbers as the worked example
 
 # %% id="step02-save-attention" nbgrader={"grade": false, "grade_id": "step02-save-attention", "locked": true, "schema_version": 3, "solution": false}
-# copies the cell that defines attention into model.py (replaces any earlier version)
 save(attention)
 
 # %% [markdown] id="checkpoint"
@@ -91,18 +90,11 @@ save(attention)
 # shapes, every row of `weights` sums to 1, and it gives the known answers.
 
 # %% id="step02-attention-checks" nbgrader={"grade": true, "grade_id": "step02-attention-checks", "locked": true, "points": 2, "schema_version": 3, "solution": false}
-"""Checkpoint 2 (visible): returns (out, weights) of the right shapes, rows of weights sum to 1,
-known answers.
-"""
 check("attention")
 
 # %% id="step02-attention-hidden" nbgrader={"grade": true, "grade_id": "step02-attention-hidden", "locked": true, "points": 3, "schema_version": 3, "solution": false}
-"""Checkpoint 2 (hidden, run when your work is graded): compares attention with the reference to
-1e-6 on seeded random inputs and edge cases.
-"""
 from checkpoints import hidden
 
-# your edition: one line; when graded, the judge's verdict replaces this cell's output
 hidden("attention")
 ### BEGIN HIDDEN TESTS
 # scored outside the kernel by the course's judge (grading/judge.py; cases: grading/hidden.py)
@@ -147,7 +139,6 @@ scale_picture(attention)
 # single key. Keep both numbers: the notes in step 8 quote them.
 
 # %% id="step02-scale-artifact" nbgrader={"grade": true, "grade_id": "step02-scale-artifact", "locked": true, "points": 1, "schema_version": 3, "solution": false}
-"""Artifact check: outputs/02-scale.txt exists, parses, and matches what your attention gives."""
 from checkpoints import check_artifact
 
 check_artifact("02-scale.txt")

@@ -30,7 +30,7 @@ import math
 
 from checkpoints import check, ensure_model, save
 
-ensure_model()  # creates the stub model.py (a docstring and `import math`) the first time
+ensure_model()
 from model import attention, softmax
 
 # %% [markdown] id="cell-02"
@@ -87,7 +87,6 @@ show_attention(
 )
 
 # %% id="step03-save-causal-mask" nbgrader={"grade": false, "grade_id": "step03-save-causal-mask", "locked": true, "schema_version": 3, "solution": false}
-# copies the cell that defines causal_mask into model.py (replaces any earlier version)
 save(causal_mask)
 
 # %% [markdown] id="checkpoint"
@@ -98,18 +97,11 @@ save(causal_mask)
 # unmasked proportions.
 
 # %% id="step03-causal-mask-checks" nbgrader={"grade": true, "grade_id": "step03-causal-mask-checks", "locked": true, "points": 2, "schema_version": 3, "solution": false}
-"""Checkpoint 3 (visible): causal_mask(n) is i >= j; with a mask, hidden weights are exactly 0, rows
-sum to 1, and visible weights keep their unmasked proportions.
-"""
 check("causal_mask")
 
 # %% id="step03-causal-mask-hidden" nbgrader={"grade": true, "grade_id": "step03-causal-mask-hidden", "locked": true, "points": 3, "schema_version": 3, "solution": false}
-"""Checkpoint 3 (hidden, run when your work is graded): compares causal_mask with the reference and
-checks masked attention on seeded random masks.
-"""
 from checkpoints import hidden
 
-# your edition: one line; when graded, the judge's verdict replaces this cell's output
 hidden("causal_mask")
 ### BEGIN HIDDEN TESTS
 # scored outside the kernel by the course's judge (grading/judge.py; cases: grading/hidden.py)

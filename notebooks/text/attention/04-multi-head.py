@@ -27,7 +27,7 @@
 # %% id="step04-setup" nbgrader={"grade": false, "grade_id": "step04-setup", "locked": true, "schema_version": 3, "solution": false}
 from checkpoints import check, ensure_model, save
 
-ensure_model()  # creates the stub model.py (a docstring and `import math`) the first time
+ensure_model()
 from model import attention
 
 # %% id="cell-02"
@@ -126,7 +126,6 @@ slices = [[row[k * width : (k + 1) * width] for row in X] for k in range(h)]
 show_heads([attention(S, S, S)[1] for S in slices])
 
 # %% id="step04-save-multi-head" nbgrader={"grade": false, "grade_id": "step04-save-multi-head", "locked": true, "schema_version": 3, "solution": false}
-# copies the cell that defines multi_head into model.py (replaces any earlier version)
 save(multi_head)
 
 # %% [markdown] id="checkpoint"
@@ -137,18 +136,11 @@ save(multi_head)
 # answers.
 
 # %% id="step04-multi-head-checks" nbgrader={"grade": true, "grade_id": "step04-multi-head-checks", "locked": true, "points": 2, "schema_version": 3, "solution": false}
-"""Checkpoint 4 (visible): n × d output, h = 1 equals attention, d % h != 0 raises ValueError, heads
-are independent, known answers.
-"""
 check("multi_head")
 
 # %% id="step04-multi-head-hidden" nbgrader={"grade": true, "grade_id": "step04-multi-head-hidden", "locked": true, "points": 3, "schema_version": 3, "solution": false}
-"""Checkpoint 4 (hidden, run when your work is graded): compares multi_head with the reference to
-1e-6 on seeded random inputs and edge cases. Uses the reference attention underneath.
-"""
 from checkpoints import hidden
 
-# your edition: one line; when graded, the judge's verdict replaces this cell's output
 hidden("multi_head")
 ### BEGIN HIDDEN TESTS
 # scored outside the kernel by the course's judge (grading/judge.py; cases: grading/hidden.py)

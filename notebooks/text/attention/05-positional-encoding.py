@@ -28,7 +28,7 @@ import math
 
 from checkpoints import check, ensure_model, save
 
-ensure_model()  # creates the stub model.py (a docstring and `import math`) the first time
+ensure_model()
 from model import attention
 
 # %% id="cell-02"
@@ -93,7 +93,6 @@ from checkpoints.pictures import show_encoding
 show_encoding(pos_encoding(50, 16))
 
 # %% id="step05-save-pos-encoding" nbgrader={"grade": false, "grade_id": "step05-save-pos-encoding", "locked": true, "schema_version": 3, "solution": false}
-# copies the cell that defines pos_encoding into model.py (replaces any earlier version)
 save(pos_encoding)
 
 # %% [markdown] id="checkpoint"
@@ -103,16 +102,11 @@ save(pos_encoding)
 # alike.
 
 # %% id="step05-pos-encoding-checks" nbgrader={"grade": true, "grade_id": "step05-pos-encoding-checks", "locked": true, "points": 2, "schema_version": 3, "solution": false}
-"""Checkpoint 5 (visible): n × d, every value in [-1, 1], every row different."""
 check("pos_encoding")
 
 # %% id="step05-pos-encoding-hidden" nbgrader={"grade": true, "grade_id": "step05-pos-encoding-hidden", "locked": true, "points": 3, "schema_version": 3, "solution": false}
-"""Checkpoint 5 (hidden, run when your work is graded): checks n × d shape, range and distinct rows
-on seeded sizes (any scheme with these properties passes).
-"""
 from checkpoints import hidden
 
-# your edition: one line; when graded, the judge's verdict replaces this cell's output
 hidden("pos_encoding")
 ### BEGIN HIDDEN TESTS
 # scored outside the kernel by the course's judge (grading/judge.py; cases: grading/hidden.py)
@@ -154,9 +148,6 @@ write_artifact(
 )
 
 # %% id="step05-perm-artifact" nbgrader={"grade": true, "grade_id": "step05-perm-artifact", "locked": true, "points": 1, "schema_version": 3, "solution": false}
-"""Artifact check: outputs/05-perm.txt exists, parses, and matches your attention and
-pos_encoding.
-"""
 from checkpoints import check_artifact
 
 check_artifact("05-perm.txt")

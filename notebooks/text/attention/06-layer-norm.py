@@ -29,7 +29,7 @@ import math
 
 from checkpoints import check, ensure_model, save
 
-ensure_model()  # creates the stub model.py (a docstring and `import math`) the first time
+ensure_model()
 
 # %% id="cell-02"
 row = [2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0]
@@ -86,7 +86,6 @@ row = [2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0]
 show_bars({"row": row, "layer_norm(row)": layer_norm(row)})
 
 # %% id="step06-save-layer-norm" nbgrader={"grade": false, "grade_id": "step06-save-layer-norm", "locked": true, "schema_version": 3, "solution": false}
-# copies the cell that defines layer_norm into model.py (replaces any earlier version)
 save(layer_norm)
 
 # %% [markdown] id="checkpoint"
@@ -96,18 +95,11 @@ save(layer_norm)
 # taken into account, and the known answers.
 
 # %% id="step06-layer-norm-checks" nbgrader={"grade": true, "grade_id": "step06-layer-norm-checks", "locked": true, "points": 2, "schema_version": 3, "solution": false}
-"""Checkpoint 6 (visible): mean 0, variance 1, zeros for a constant vector, eps respected,
-known answers.
-"""
 check("layer_norm")
 
 # %% id="step06-layer-norm-hidden" nbgrader={"grade": true, "grade_id": "step06-layer-norm-hidden", "locked": true, "points": 3, "schema_version": 3, "solution": false}
-"""Checkpoint 6 (hidden, run when your work is graded): compares layer_norm with the reference to
-1e-6 on seeded random inputs and edge cases.
-"""
 from checkpoints import hidden
 
-# your edition: one line; when graded, the judge's verdict replaces this cell's output
 hidden("layer_norm")
 ### BEGIN HIDDEN TESTS
 # scored outside the kernel by the course's judge (grading/judge.py; cases: grading/hidden.py)

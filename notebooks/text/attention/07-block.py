@@ -27,7 +27,7 @@
 # %% id="step07-setup" nbgrader={"grade": false, "grade_id": "step07-setup", "locked": true, "schema_version": 3, "solution": false}
 from checkpoints import check, ensure_model, save
 
-ensure_model()  # creates the stub model.py (a docstring and `import math`) the first time
+ensure_model()
 from model import causal_mask, layer_norm, multi_head
 
 # %% id="cell-02"
@@ -78,7 +78,6 @@ Y = block(X, 2, causal_mask(4))
 print(len(Y), "×", len(Y[0]))  # 4 × 8, like X
 
 # %% id="step07-save-block" nbgrader={"grade": false, "grade_id": "step07-save-block", "locked": true, "schema_version": 3, "solution": false}
-# copies the cell that defines block into model.py (replaces any earlier version)
 save(block)
 
 # %% [markdown] id="checkpoint"
@@ -88,17 +87,11 @@ save(block)
 # gives the known answers.
 
 # %% id="step07-block-checks" nbgrader={"grade": true, "grade_id": "step07-block-checks", "locked": true, "points": 2, "schema_version": 3, "solution": false}
-"""Checkpoint 7 (visible): shape preserved, the causal mask respected, known answers."""
 check("block")
 
 # %% id="step07-block-hidden" nbgrader={"grade": true, "grade_id": "step07-block-hidden", "locked": true, "points": 3, "schema_version": 3, "solution": false}
-"""Checkpoint 7 (hidden, run when your work is graded): compares block with the reference to 1e-6 on
-seeded random inputs and edge cases. Uses the reference attention, multi_head and layer_norm
-underneath.
-"""
 from checkpoints import hidden
 
-# your edition: one line; when graded, the judge's verdict replaces this cell's output
 hidden("block")
 ### BEGIN HIDDEN TESTS
 # scored outside the kernel by the course's judge (grading/judge.py; cases: grading/hidden.py)

@@ -30,7 +30,7 @@ from checkpoints.artifacts import NOTES_FILE, SCALE_FILE, read_artifact, read_fi
 
 measured = read_fields(read_artifact(SCALE_FILE) or "")
 scaled, unscaled = float(measured.get("scaled", "nan")), float(measured.get("unscaled", "nan"))
-print(f"from step 2: scaled {scaled:.4f}, unscaled {unscaled:.4f}")
+print(f"{SCALE_FILE}: scaled {scaled:.4f}, unscaled {unscaled:.4f}")
 
 # %% id="cell-02"
 n = 6
@@ -63,9 +63,6 @@ notes = (
 write_artifact(NOTES_FILE, notes)
 
 # %% id="step08-notes-artifact" nbgrader={"grade": true, "grade_id": "step08-notes-artifact", "locked": true, "points": 2, "schema_version": 3, "solution": false}
-"""Artifact check: outputs/08-notes.md has three lines on scaling, order and the square law, with
-your step-2 numbers.
-"""
 check_artifact("08-notes.md")
 
 # %% [markdown] id="progress-intro"

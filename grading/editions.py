@@ -1,0 +1,292 @@
+"""Language editions: the English master notebooks with another language's prose put in.
+
+    python -m grading.editions check [ko ja ...]   # every edition complete and its code unchanged
+    python -m grading.editions build ko             # build/editions/ko/attention: nbgrader's source
+    python -m grading.editions stamp ko             # the ko sections translate today's English
+
+One source of truth: the master notebooks (notebooks/attention, edited as notebooks/text) hold the
+code, the nbgrader metadata and the English prose. An edition adds, in notebooks/editions/<code>/:
+
+    <notebook>.md    one section per cell, `<!-- cell: <id> -->` then the cell's text: every
+                     markdown cell, and any code cell without grading metadata whose comments it
+                     translates (a ```python block whose code is the master's, comments aside);
+                     a solution cell that only writes words (the notes of step 8, the conclusion
+                     of step 5) may have its strings translated, its code unchanged
+    edition.json     {"name": "한국어", "your_code_here": "…", "not_implemented": "…",
+                     "english_kept": ["dog bites man", …]}: the edition's name, the words of the
+                     stub nbgrader leaves where a solution was (grader_config.code_stub), and
+                     English the translation quotes on purpose
+    glossary.md      the terms the translation uses, one per row
+    translated-from.json   a digest of the English each section was made from (`stamp`), so
+                     `check` says which sections an English edit has made stale
+
+and the learner-side messages are checkpoints/locales/<code>.json. Cells with grading metadata are
+never translated: they are the same, byte for byte, in every edition, so one gradebook grades a
+mixed class. Adding a language is adding these files.
+"""
+
+import ast
+import hashlib
+import json
+import os
+import re
+import shutil
+import sys
+
+import nbformat
+
+from grading.masters import SOURCE, notebooks
+from grading.reference import ROOT
+
+EDITIONS = os.path.join(ROOT, "notebooks", "editions")
+BUILD = os.path.join(ROOT, "build", "editions")
+ENGLISH = "en"
+MARKER = re.compile(r"^<!-- cell: (\S+) -->\s*$", re.M)
+FENCE = re.compile(r"\A```python\n(.*)\n```\Z", re.S)
+
+
+def languages():
+    """Every edition: English first, then each folder of notebooks/editions."""
+    found = sorted(d for d in os.listdir(EDITIONS) if os.path.isdir(os.path.join(EDITIONS, d)))
+    return [ENGLISH] + [d for d in found if d != ENGLISH]
+
+
+def details(code):
+    """An edition's edition.json (English: its name and nbgrader's stub as grader_config has it)."""
+    if code == ENGLISH:
+        return {"name": "English"}
+    with open(os.path.join(EDITIONS, code, "edition.json"), encoding="utf-8") as f:
+        return json.load(f)
+
+
+def sections(code, notebook):
+    """{cell id: text} of one notebook's translation file (ordered as written)."""
+    path = os.path.join(EDITIONS, code, notebook.replace(".ipynb", ".md"))
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    parts = MARKER.split(text)
+    return {cell: body.strip("\n") for cell, body in zip(parts[1::2], parts[2::2])}
+
+
+def same_code(a, b):
+    """Two code cells are the same program: equal syntax trees (comments are not in the tree)."""
+    try:
+        return ast.dump(ast.parse(a)) == ast.dump(ast.parse(b))
+    except SyntaxError:
+        return a == b
+
+
+class Unworded(ast.NodeTransformer):
+    """A syntax tree with every string's words taken out (f-strings keep their fields)."""
+
+    def visit_Constant(self, node):
+        """A string becomes the empty string; other constants stay."""
+        return ast.Constant("") if isinstance(node.value, str) else node
+
+    def visit_JoinedStr(self, node):
+        """An f-string keeps only its {fields}, in order."""
+        node.values = [self.visit(v) for v in node.values if isinstance(v, ast.FormattedValue)]
+        return node
+
+
+def same_code_but_words(a, b):
+    """Two code cells are the same program once the words of their strings are taken out."""
+    try:
+        return ast.dump(Unworded().visit(ast.parse(a))) == ast.dump(Unworded().visit(ast.parse(b)))
+    except SyntaxError:
+        return False
+
+
+def words_cell(cell):
+    """A solution cell that only writes words (the notes, a conclusion): an edition may translate
+    its strings. Cells that define a function never: model.py is the same in every edition."""
+    info = cell.metadata.get("nbgrader", {})
+    if cell.cell_type != "code" or not info.get("solution") or info.get("locked"):
+        return False
+    try:
+        tree = ast.parse(cell.source)
+    except SyntaxError:
+        return False
+    return not any(isinstance(node, ast.FunctionDef | ast.ClassDef) for node in ast.walk(tree))
+
+
+def translated(code, notebook):
+    """(the master notebook in this edition, [problems]): markdown and comments replaced."""
+    book = nbformat.read(os.path.join(SOURCE, notebook), as_version=4)
+    if code == ENGLISH:
+        return book, []
+    texts, problems = sections(code, notebook), []
+    known = {cell.id for cell in book.cells}
+    problems += [f"{notebook}: no cell {c!r} in the master" for c in texts if c not in known]
+    for cell in book.cells:
+        text = texts.get(cell.id)
+        if cell.cell_type == "markdown":
+            if text is None:
+                problems.append(f"{notebook}: markdown cell {cell.id!r} is not translated")
+            else:
+                cell.source = text
+        elif text is not None:
+            fenced = FENCE.match(text)
+            graded = "nbgrader" in cell.metadata
+            same = same_code_but_words if graded else same_code
+            if graded and not words_cell(cell):
+                problems.append(f"{notebook}: {cell.id!r} has grading metadata: never translated")
+            elif not fenced or not same(fenced.group(1), cell.source):
+                problems.append(f"{notebook}: code cell {cell.id!r} is not the master's code")
+            else:
+                cell.source = fenced.group(1)
+    book.metadata["attention"] = {"edition": code}
+    return book, problems
+
+
+ENGLISH_RUN = re.compile(r"\b[A-Za-z]{2,}(?:[ ,;:'-]+[A-Za-z]{2,}){2,}\b")  # three words in a row
+NOT_PROSE = [
+    re.compile(r"```.*?```", re.S),  # code blocks
+    re.compile(r"\$\$.*?\$\$", re.S),  # display maths
+    re.compile(r"\$[^$\n]*\$"),  # inline maths
+    re.compile(r"`[^`\n]*`"),  # code spans
+    re.compile(r"<[^>\n]*>"),  # HTML tags and comments
+    re.compile(r"https?://\S+"),  # links
+]
+
+
+UNSHIPPED = re.compile(r"### BEGIN (SOLUTION|HIDDEN TESTS).*?### END \1", re.S)  # not released
+MARKERS = re.compile(r"#* ?(BEGIN|END) (SOLUTION|HIDDEN TESTS)\s*$")
+
+
+def english_in(text):
+    """Runs of three or more English words in text, once code, maths and markup are taken out."""
+    for pattern in NOT_PROSE:
+        text = pattern.sub(" ", text)
+    return ENGLISH_RUN.findall(text)
+
+
+def comments(source):
+    """The text of a code cell's # comments."""
+    import io
+    import tokenize
+
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
+    except (tokenize.TokenError, SyntaxError):
+        return []
+    return [t.string.lstrip("#") for t in tokens if t.type == tokenize.COMMENT]
+
+
+def english_left(code):
+    """[(notebook, cell id, words)]: English prose still in an edition's notebooks (markdown and
+    code comments; nbgrader's solution and hidden-test markers aside)."""
+    kept = set(details(code).get("english_kept", [])) if code != ENGLISH else set()
+    found = []
+    for notebook in notebooks():
+        book = translated(code, notebook)[0]
+        for cell in book.cells:
+            if cell.cell_type == "markdown":
+                texts = [cell.source]
+            else:
+                shipped = comments(UNSHIPPED.sub("", cell.source))
+                texts = [t for t in shipped if not MARKERS.match(t)]
+            for text in texts:
+                found += [(notebook, cell.id, w) for w in english_in(text) if w not in kept]
+    return found
+
+
+def english_sources():
+    """{notebook: {cell id: digest of the English text}} of every cell an edition translates."""
+    digests = {}
+    for notebook in notebooks():
+        book = nbformat.read(os.path.join(SOURCE, notebook), as_version=4)
+        digests[notebook] = {
+            c.id: hashlib.sha256(c.source.encode()).hexdigest()[:12]
+            for c in book.cells
+            if "nbgrader" not in c.metadata or words_cell(c)
+        }
+    return digests
+
+
+def stamp_path(code):
+    """notebooks/editions/<code>/translated-from.json: the English each section was made from."""
+    return os.path.join(EDITIONS, code, "translated-from.json")
+
+
+def stamp(code):
+    """Record that the edition's sections translate the English as it is now."""
+    current = english_sources()
+    done = {n: {c: current[n][c] for c in sections(code, n) if c in current[n]} for n in current}
+    with open(stamp_path(code), "w", encoding="utf-8") as f:
+        json.dump(done, f, indent=1, sort_keys=True)
+        f.write("\n")
+
+
+def stale(code):
+    """Sections whose English cell changed since the edition was stamped."""
+    try:
+        with open(stamp_path(code), encoding="utf-8") as f:
+            stamped = json.load(f)
+    except OSError:
+        return [f"{stamp_path(code)} is missing: run python -m grading.editions stamp {code}"]
+    current = english_sources()
+    return [
+        f"{notebook}: the English of {cell!r} changed since it was translated"
+        for notebook in current
+        for cell in sections(code, notebook)
+        if cell in current[notebook]
+        and stamped.get(notebook, {}).get(cell) != current[notebook][cell]
+    ]
+
+
+def problems(code):
+    """Everything that keeps an edition from being complete and current, one sentence each."""
+    found = []
+    for notebook in notebooks():
+        try:
+            found += translated(code, notebook)[1]
+        except OSError as err:
+            found.append(f"{notebook}: {err.strerror}: {err.filename}")
+    return found + (stale(code) if code != ENGLISH and not found else [])
+
+
+def build(code):
+    """nbgrader's source folder for one edition: translated notebooks, the checkpoints package
+    (telling the learner's kernel its edition) and nothing else; its path."""
+    if code == ENGLISH:
+        return os.path.dirname(SOURCE)
+    missing = problems(code)
+    if missing:
+        raise SystemExit(f"the {code} edition is not complete:\n  " + "\n  ".join(missing))
+    target = os.path.join(BUILD, code, "attention")
+    shutil.rmtree(target, ignore_errors=True)
+    shutil.copytree(
+        os.path.join(SOURCE, "checkpoints"),
+        os.path.join(target, "checkpoints"),
+        ignore=shutil.ignore_patterns("__pycache__", "edition"),
+    )
+    with open(os.path.join(target, "checkpoints", "locales", "edition"), "w") as f:
+        f.write(code + "\n")
+    for notebook in notebooks():
+        nbformat.write(translated(code, notebook)[0], os.path.join(target, notebook))
+    return os.path.dirname(target)
+
+
+def main(argv):
+    """check [codes] | build code."""
+    if argv[:1] == ["check"]:
+        codes = argv[1:] or languages()
+        report = {code: problems(code) for code in codes}
+        for code, found in report.items():
+            print(f"{code}: " + ("complete" if not found else f"{len(found)} problems"))
+            for line in found:
+                print(f"  {line}")
+        raise SystemExit(1 if any(report.values()) else 0)
+    if argv[:1] == ["build"] and len(argv) == 2:
+        print(build(argv[1]))
+        return
+    if argv[:1] == ["stamp"] and len(argv) == 2:
+        stamp(argv[1])
+        print(f"{stamp_path(argv[1])}: the {argv[1]} edition translates today's English")
+        return
+    raise SystemExit("usage: python -m grading.editions check [codes] | build code | stamp code")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
