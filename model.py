@@ -23,7 +23,7 @@ def dot(a, b):
 
 
 def attention(Q, K, V, mask=None):
-    """(softmax(Q Kᵀ / √d_k) V, weights); where mask[i][j] is false the score is -inf."""
+    """(softmax(Q Kᵀ / √d_k) V, weights); mask[i][j] false → score -inf"""
     scale = math.sqrt(len(K[0]))
     scores = [[dot(q, k) / scale for k in K] for q in Q]  # n_q rows × n_k cols
     if mask is not None:
@@ -39,18 +39,18 @@ def attention(Q, K, V, mask=None):
 
 # ── step 3: causal_mask ────────────────────────────────────────
 def causal_mask(n):
-    """mask[i][j] = (i >= j): query i may look at key j only if j is not in its future."""
+    """mask[i][j] = (i >= j)"""
     return [[i >= j for j in range(n)] for i in range(n)]
 
 
 # ── step 4: multi_head ────────────────────────────────────────
 def columns(M, start, stop):
-    """The sub-matrix M[:, start:stop]."""
+    """M[:, start:stop]"""
     return [row[start:stop] for row in M]
 
 
 def multi_head(Q, K, V, h, mask=None):
-    """concat over heads k of attention(Q_k, K_k, V_k), Q_k = columns k·d/h .. (k+1)·d/h of Q."""
+    """concat_k attention(Q_k, K_k, V_k), Q_k = Q[:, k·d/h : (k+1)·d/h]"""
     d = len(Q[0])
     if not isinstance(h, int) or h < 1 or d % h != 0:
         raise ValueError(
@@ -81,7 +81,7 @@ def pos_encoding(n, d):
 
 # ── step 6: layer_norm ────────────────────────────────────────
 def layer_norm(row, eps=1e-5):
-    """(x - mean) / √(var + eps), with the population variance var = Σ(x - mean)² / len(row)."""
+    """(x - mean) / √(var + eps), var = Σ(x - mean)² / len(row)"""
     mean = sum(row) / len(row)
     var = sum((x - mean) ** 2 for x in row) / len(row)
     return [(x - mean) / math.sqrt(var + eps) for x in row]
@@ -89,7 +89,7 @@ def layer_norm(row, eps=1e-5):
 
 # ── step 7: block ────────────────────────────────────────
 def block(X, h, mask=None):
-    """X + multi_head(N, N, N, h, mask), N = layer_norm of every row of X (pre-LN residual)."""
+    """X + multi_head(N, N, N, h, mask), N = [layer_norm(x) for x in X]"""
     N = [layer_norm(row) for row in X]
     A = multi_head(N, N, N, h, mask)  # n × d, like X
     return [[x + a for x, a in zip(x_row, a_row)] for x_row, a_row in zip(X, A)]

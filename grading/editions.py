@@ -8,10 +8,10 @@ One source of truth: the master notebooks (notebooks/attention, edited as notebo
 code, the nbgrader metadata and the English prose. An edition adds, in notebooks/editions/<code>/:
 
     <notebook>.md    one section per cell, `<!-- cell: <id> -->` then the cell's text: every
-                     markdown cell, and any code cell without grading metadata whose comments it
-                     translates (a ```python block whose code is the master's, comments aside);
-                     a solution cell that only writes words (the notes of step 8, the conclusion
-                     of step 5) may have its strings translated, its code unchanged
+                     markdown cell, and any code cell without grading metadata whose comments or
+                     printed words it translates (a ```python block whose code is the master's,
+                     the words of its comments and strings aside); so may a solution cell that
+                     only writes words (the notes of step 8, the conclusion of step 5)
     edition.json     {"name": "한국어", "your_code_here": "…", "not_implemented": "…",
                      "english_kept": ["dog bites man", …]}: the edition's name, the words of the
                      stub nbgrader leaves where a solution was (grader_config.code_stub), and
@@ -68,14 +68,6 @@ def sections(code, notebook):
     return {cell: body.strip("\n") for cell, body in zip(parts[1::2], parts[2::2])}
 
 
-def same_code(a, b):
-    """Two code cells are the same program: equal syntax trees (comments are not in the tree)."""
-    try:
-        return ast.dump(ast.parse(a)) == ast.dump(ast.parse(b))
-    except SyntaxError:
-        return a == b
-
-
 class Unworded(ast.NodeTransformer):
     """A syntax tree with every string's words taken out (f-strings keep their fields)."""
 
@@ -127,11 +119,9 @@ def translated(code, notebook):
                 cell.source = text
         elif text is not None:
             fenced = FENCE.match(text)
-            graded = "nbgrader" in cell.metadata
-            same = same_code_but_words if graded else same_code
-            if graded and not words_cell(cell):
+            if "nbgrader" in cell.metadata and not words_cell(cell):
                 problems.append(f"{notebook}: {cell.id!r} has grading metadata: never translated")
-            elif not fenced or not same(fenced.group(1), cell.source):
+            elif not fenced or not same_code_but_words(fenced.group(1), cell.source):
                 problems.append(f"{notebook}: code cell {cell.id!r} is not the master's code")
             else:
                 cell.source = fenced.group(1)
@@ -162,15 +152,19 @@ def english_in(text):
 
 
 def comments(source):
-    """The text of a code cell's # comments."""
+    """The text of a code cell's # comments and of its strings (what it prints is prose too)."""
     import io
     import tokenize
 
     try:
         tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
+        tree = ast.parse(source)
     except (tokenize.TokenError, SyntaxError):
         return []
-    return [t.string.lstrip("#") for t in tokens if t.type == tokenize.COMMENT]
+    strings = [
+        n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)
+    ]
+    return [t.string.lstrip("#") for t in tokens if t.type == tokenize.COMMENT] + strings
 
 
 def english_left(code):
@@ -225,14 +219,14 @@ def stale(code):
             stamped = json.load(f)
     except OSError:
         return [f"{stamp_path(code)} is missing: run python -m grading.editions stamp {code}"]
-    current = english_sources()
-    return [
-        f"{notebook}: the English of {cell!r} changed since it was translated"
-        for notebook in current
-        for cell in sections(code, notebook)
-        if cell in current[notebook]
-        and stamped.get(notebook, {}).get(cell) != current[notebook][cell]
-    ]
+    current, found = english_sources(), []
+    for notebook in current:
+        for cell in sections(code, notebook):
+            was = stamped.get(notebook, {}).get(cell)
+            if cell in current[notebook] and was != current[notebook][cell]:
+                why = "changed since it was translated" if was else "was never stamped"
+                found.append(f"{notebook}: the English of {cell!r} {why}")
+    return found
 
 
 def problems(code):

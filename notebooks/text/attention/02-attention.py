@@ -60,7 +60,7 @@ def dot(a, b):
 
 
 def attention(Q, K, V, mask=None):
-    """(softmax(Q Kᵀ / √d_k) V, weights); where mask[i][j] is false the score is -inf."""
+    """(softmax(Q Kᵀ / √d_k) V, weights); mask[i][j] false → score -inf"""
     ### BEGIN SOLUTION
     scale = math.sqrt(len(K[0]))
     scores = [[dot(q, k) / scale for k in K] for q in Q]  # n_q rows × n_k cols

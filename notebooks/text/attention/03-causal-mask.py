@@ -63,7 +63,7 @@ print("mask before softmax:", [round(w, 4) for w in before], " sum", round(sum(b
 
 # %% id="step03-causal-mask-solution" nbgrader={"grade": false, "grade_id": "step03-causal-mask-solution", "locked": false, "schema_version": 3, "solution": true}
 def causal_mask(n):
-    """mask[i][j] = (i >= j): query i may look at key j only if j is not in its future."""
+    """mask[i][j] = (i >= j)"""
     ### BEGIN SOLUTION
     return [[i >= j for j in range(n)] for i in range(n)]
     ### END SOLUTION

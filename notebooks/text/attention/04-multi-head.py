@@ -83,14 +83,14 @@ print(
 
 # %% id="step04-multi-head-solution" nbgrader={"grade": false, "grade_id": "step04-multi-head-solution", "locked": false, "schema_version": 3, "solution": true}
 def columns(M, start, stop):
-    """The sub-matrix M[:, start:stop]."""
+    """M[:, start:stop]"""
     ### BEGIN SOLUTION
     return [row[start:stop] for row in M]
     ### END SOLUTION
 
 
 def multi_head(Q, K, V, h, mask=None):
-    """concat over heads k of attention(Q_k, K_k, V_k), Q_k = columns k·d/h .. (k+1)·d/h of Q."""
+    """concat_k attention(Q_k, K_k, V_k), Q_k = Q[:, k·d/h : (k+1)·d/h]"""
     ### BEGIN SOLUTION
     d = len(Q[0])
     if not isinstance(h, int) or h < 1 or d % h != 0:

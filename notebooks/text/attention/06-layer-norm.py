@@ -62,7 +62,7 @@ print("sample variance (the wrong one here): 32 / 7 =", round(32 / 7, 4))
 
 # %% id="step06-layer-norm-solution" nbgrader={"grade": false, "grade_id": "step06-layer-norm-solution", "locked": false, "schema_version": 3, "solution": true}
 def layer_norm(row, eps=1e-5):
-    """(x - mean) / √(var + eps), with the population variance var = Σ(x - mean)² / len(row)."""
+    """(x - mean) / √(var + eps), var = Σ(x - mean)² / len(row)"""
     ### BEGIN SOLUTION
     mean = sum(row) / len(row)
     var = sum((x - mean) ** 2 for x in row) / len(row)

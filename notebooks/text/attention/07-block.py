@@ -64,7 +64,7 @@ print("X + A          ", [[round(x + a, 3) for x, a in zip(xr, ar)] for xr, ar i
 
 # %% id="step07-block-solution" nbgrader={"grade": false, "grade_id": "step07-block-solution", "locked": false, "schema_version": 3, "solution": true}
 def block(X, h, mask=None):
-    """X + multi_head(N, N, N, h, mask), N = layer_norm of every row of X (pre-LN residual)."""
+    """X + multi_head(N, N, N, h, mask), N = [layer_norm(x) for x in X]"""
     ### BEGIN SOLUTION
     N = [layer_norm(row) for row in X]
     A = multi_head(N, N, N, h, mask)  # n × d, like X
