@@ -80,7 +80,10 @@ def configure(c):
         nbp.AssignLatePenalties,
         nbp.CheckCellMetadata,
     ]
-    c.Execute.timeout = 30  # seconds per cell; an infinite loop costs only its own cell
+    # Seconds per cell. The interrupt does not reach a sandboxed kernel (bubblewrap's own session),
+    # so a cell that runs longer ends that notebook's run, noted as a problem; its scores come
+    # from the judge, so an endless loop costs no points beyond what the judge finds.
+    c.Execute.timeout = 30
     c.Execute.interrupt_on_timeout = True
     # Feedback pages render their maths offline: grading/feedback.py puts a copy of MathJax beside
     # them and points the pages at it.
