@@ -1,0 +1,90 @@
+"""Part two's catalogued mistakes (xslm/mistakes.py): each is real code, and each shows the
+symptom its checkpoint will name, while the reference does not."""
+
+import math
+
+import pytest
+
+from xslm import engine as reference_engine
+from xslm import gpt as reference_gpt
+from xslm.mistakes import MISTAKES, buggy
+
+pytestmark = pytest.mark.xslm
+
+
+def deep_chain(engine, n=20_000):
+    """x, and a chain of n operations on it."""
+    x = engine.Value(1.0)
+    y = x
+    for _ in range(n):
+        y = y * 1.0 + 0.0
+    return x, y
+
+
+def twice_used(engine):
+    """dc/da for c = a·b + a at a = 2, b = 5 (6 when both paths add)."""
+    a, b = engine.Value(2.0), engine.Value(5.0)
+    (a * b + a).backward()
+    return a.grad
+
+
+def backward_twice(engine):
+    """x.grad after calling backward twice on y = 3x (3 both times when grads start afresh)."""
+    x = engine.Value(1.0)
+    y = x * 3.0
+    y.backward()
+    y.backward()
+    return x.grad
+
+
+def row(gpt, ids, position=0):
+    """One position's logits from a fresh model."""
+    return [v.data for v in gpt.GPT(10, 8, 12, seed=2).forward(ids)[position]]
+
+
+def window_loss(gpt):
+    """The loss of one window of a fresh model."""
+    return gpt.GPT(10, 8, 12, seed=2).loss([1, 2, 3, 4], [2, 3, 4, 5]).data
+
+
+SYMPTOMS = {
+    "engine.recursive_backward": lambda e, g: _raises(
+        RecursionError, lambda: deep_chain(e)[1].backward()
+    ),
+    "engine.overwrite_gradients": lambda e, g: twice_used(e) != 6.0,
+    "engine.no_zeroing": lambda e, g: backward_twice(e) != 3.0,
+    "engine.softmax_no_shift": lambda e, g: _raises(
+        OverflowError, lambda: e.softmax([e.Value(1000.0), e.Value(999.0)])
+    ),
+    "gpt.future_visible": lambda e, g: row(g, [1, 2]) != row(g, [1, 2, 3]),
+    "gpt.no_sqrt_width": lambda e, g: row(g, [1, 2, 3], 2) != row(reference_gpt, [1, 2, 3], 2),
+    "gpt.loss_no_minus": lambda e, g: window_loss(g) < 0,
+    "gpt.loss_no_log": lambda e, g: -1.0 < window_loss(g) < 0.0,
+}
+
+
+def _raises(kind, action):
+    """Whether action raises kind."""
+    try:
+        action()
+    except kind:
+        return True
+    return False
+
+
+def test_every_mistake_has_a_symptom():
+    """The catalogue and the symptoms name the same mistakes."""
+    assert set(SYMPTOMS) == set(MISTAKES)
+
+
+@pytest.mark.parametrize("name", sorted(MISTAKES))
+def test_the_mistake_shows_its_symptom_and_the_reference_does_not(name):
+    """Buggy: the symptom. Reference: none."""
+    engine, gpt = buggy(name)
+    assert SYMPTOMS[name](engine, gpt)
+    assert not SYMPTOMS[name](reference_engine, reference_gpt)
+
+
+def test_the_reference_loss_starts_near_log_vocab():
+    """A fresh model is close to uniform: its loss is near ln 10 (what loss_no_log misses)."""
+    assert abs(window_loss(reference_gpt) - math.log(10)) < 0.5
