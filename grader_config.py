@@ -96,14 +96,13 @@ def configure(c):
 def code_stub(edition=None):
     """What a solution cell of the student edition holds instead of the solution, in the
     edition's language (`make release EDITION=ko` sets ATTENTION_EDITION)."""
+    from grading import editions
+
     words = {
         "your_code_here": "YOUR CODE HERE",
         "not_implemented": "replace this line with your code, then run the cell",
+        **editions.details(edition or editions.ENGLISH),
     }
-    path = os.path.join(ROOT, SOURCE_DIR, "editions", edition or "en", "edition.json")
-    if edition and edition != "en" and os.path.exists(path):
-        with open(path, encoding="utf-8") as f:
-            words.update(json.load(f))
     message = json.dumps(words["not_implemented"], ensure_ascii=False)  # "…", as Python writes it
     return f"# {words['your_code_here']}\nraise NotImplementedError({message})"
 

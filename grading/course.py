@@ -12,6 +12,7 @@ import sys
 
 import nbformat
 
+from checkpoints.i18n import DEFAULT as ENGLISH
 from grader_config import ASSIGNMENT
 from grading.masters import SOURCE, notebooks
 from grading.reference import ROOT
@@ -46,12 +47,12 @@ def folder_size(path):
     return sum(os.path.getsize(os.path.join(d, f)) for d, _, files in os.walk(path) for f in files)
 
 
-def release_folder(edition="en"):
+def release_folder(edition=ENGLISH):
     """Where an edition's student edition goes: release/attention, release-ko/attention, ..."""
-    return RELEASE if edition == "en" else os.path.join(ROOT, f"release-{edition}", ASSIGNMENT)
+    return RELEASE if edition == ENGLISH else os.path.join(ROOT, f"release-{edition}", ASSIGNMENT)
 
 
-def release(edition="en"):
+def release(edition=ENGLISH):
     """Build the student edition of one language edition; refuse if the master folder holds
     learner files.
 
@@ -72,7 +73,7 @@ def release(edition="en"):
         raise SystemExit(f"no edition {edition!r}: there are {', '.join(editions.languages())}")
     print(f"generating the {edition} student edition of {len(notebooks())} notebooks ...")
     flags = []
-    if edition != "en":
+    if edition != ENGLISH:
         source = os.path.relpath(editions.build(edition), ROOT)
         flags = [
             "--no-db",
@@ -118,7 +119,7 @@ def fill(book, solutions, replace=None):
     return book
 
 
-def workspace(dest=WORKSPACE, edition="en"):
+def workspace(dest=WORKSPACE, edition=ENGLISH):
     """Copy the student edition into dest without touching anything the learner already has."""
     from checkpoints.modelfile import ensure_model
 
@@ -148,7 +149,7 @@ def workspace(dest=WORKSPACE, edition="en"):
 
 def main(argv):
     """release [--edition CODE] | workspace [folder] [--edition CODE]."""
-    argv, edition = list(argv), "en"
+    argv, edition = list(argv), ENGLISH
     if "--edition" in argv:
         at = argv.index("--edition")
         edition = argv[at + 1] if at + 1 < len(argv) else ""

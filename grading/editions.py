@@ -27,20 +27,23 @@ mixed class. Adding a language is adding these files.
 
 import ast
 import hashlib
+import io
 import json
 import os
 import re
 import shutil
 import sys
+import tokenize
 
 import nbformat
 
+from checkpoints import i18n
 from grading.masters import SOURCE, notebooks
 from grading.reference import ROOT
 
 EDITIONS = os.path.join(ROOT, "notebooks", "editions")
 BUILD = os.path.join(ROOT, "build", "editions")
-ENGLISH = "en"
+ENGLISH = i18n.DEFAULT  # the masters' own language
 MARKER = re.compile(r"^<!-- cell: (\S+) -->\s*$", re.M)
 FENCE = re.compile(r"\A```python\n(.*)\n```\Z", re.S)
 
@@ -153,9 +156,6 @@ def english_in(text):
 
 def comments(source):
     """The text of a code cell's # comments and of its strings (what it prints is prose too)."""
-    import io
-    import tokenize
-
     try:
         tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
         tree = ast.parse(source)
@@ -245,7 +245,8 @@ def build(code):
     (telling the learner's kernel its edition) and nothing else; its path."""
     if code == ENGLISH:
         return os.path.dirname(SOURCE)
-    missing = problems(code)
+    books = {notebook: translated(code, notebook) for notebook in notebooks()}
+    missing = [p for _, found in books.values() for p in found] or stale(code)
     if missing:
         raise SystemExit(f"the {code} edition is not complete:\n  " + "\n  ".join(missing))
     target = os.path.join(BUILD, code, "attention")
@@ -257,8 +258,8 @@ def build(code):
     )
     with open(os.path.join(target, "checkpoints", "locales", "edition"), "w") as f:
         f.write(code + "\n")
-    for notebook in notebooks():
-        nbformat.write(translated(code, notebook)[0], os.path.join(target, notebook))
+    for notebook, (book, _) in books.items():
+        nbformat.write(book, os.path.join(target, notebook))
     return os.path.dirname(target)
 
 

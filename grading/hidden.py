@@ -21,9 +21,7 @@ from grading.reference import reference
 SEED = 20261129
 
 
-def said(key, /, **fields):
-    """The hidden checks' words (locales/<edition>.json, "judge"), in the current edition."""
-    return i18n.say("judge", key, **fields)
+said = i18n.speaker("judge")  # locales/<edition>.json, section "judge"
 
 
 def matrix(rng, rows, cols, scale=1.0):

@@ -329,10 +329,7 @@ class Verdict:
     record: dict = field(default_factory=dict)  # for the instructor's table: cases, diagnosis
 
 
-def said(key, /, **fields):
-    """The judge's words to the learner (locales/<edition>.json, "judge"), in the edition of the
-    notebook being graded (JudgeCells sets it)."""
-    return i18n.say("judge", key, **fields)
+said = i18n.speaker("judge")  # locales/<edition>.json, section "judge"
 
 
 def report_verdict(grade_id, report, record=None):

@@ -173,7 +173,7 @@ class SandboxedKernelManager(AsyncKernelManager):
     runtime = None
     forker = None
     kernel_argv = None
-    edition = "en"
+    edition = i18n.DEFAULT
 
     def format_kernel_cmd(self, extra_arguments=None):
         """The kernel command inside the sandbox, banner silenced, connection file handed over."""

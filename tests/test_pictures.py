@@ -71,10 +71,17 @@ def test_a_value_that_cannot_be_drawn_gives_no_picture_and_no_crash():
 
 def test_pictures_module_is_standard_library_only():
     """The learner-side pictures import nothing outside the standard library
-    (they must run in a browser).
+    (they must run in a browser); from their own package, only i18n (the words).
     """
-    path = os.path.join(ROOT, "notebooks", "attention", "checkpoints", "pictures.py")
-    tree = ast.parse(open(path, encoding="utf-8").read())
+    folder = os.path.join(ROOT, "notebooks", "attention", "checkpoints")
+    tree = ast.parse(open(os.path.join(folder, "pictures.py"), encoding="utf-8").read())
     imported = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
-    imported |= {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+    imported |= {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and not n.level}
+    siblings = {a.name for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.level
+                for a in n.names}  # fmt: skip
     assert imported <= {"html", "dataclasses"}
+    assert siblings <= {"i18n"}
+    words = ast.parse(open(os.path.join(folder, "i18n.py"), encoding="utf-8").read())
+    assert {a.name for n in ast.walk(words) if isinstance(n, ast.Import) for a in n.names} | {
+        n.module for n in ast.walk(words) if isinstance(n, ast.ImportFrom)
+    } <= {"contextlib", "json", "os", "collections.abc"}

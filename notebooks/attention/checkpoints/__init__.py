@@ -13,7 +13,7 @@ import io
 import os
 import warnings
 
-from . import i18n, pictures
+from . import i18n
 from .artifacts import ARTIFACT_CHECKS, ARTIFACT_NEEDS, OUTPUTS
 from .i18n import edition, use_edition
 from .modelfile import (
@@ -31,7 +31,6 @@ from .steps import CHECKS, USES
 
 # pictures.py imports nothing beyond html and dataclasses (it must run anywhere): it is handed
 # the words module here, which every import of checkpoints.pictures runs first.
-pictures.i18n = i18n
 
 __all__ = [
     "save",
@@ -66,9 +65,7 @@ def grading():
     return os.environ.get("NBGRADER_EXECUTION") == "autograde"
 
 
-def say(key, /, **fields):
-    """The session's words for key (locales/<edition>.json, "session"), in this edition."""
-    return i18n.say("session", key, **fields)
+say = i18n.speaker("session")  # locales/<edition>.json, section "session"
 
 
 def show(report):

@@ -13,9 +13,7 @@ OUTPUTS = "outputs"
 SCALE_FILE, PERM_FILE, NOTES_FILE = "02-scale.txt", "05-perm.txt", "08-notes.md"
 
 
-def say(key, /, **fields):
-    """The artifacts' words for key (locales/<edition>.json, "artifacts"), in this edition."""
-    return i18n.say("artifacts", key, **fields)
+say = i18n.speaker("artifacts")  # locales/<edition>.json, section "artifacts"
 
 
 def largest_weight(weights):

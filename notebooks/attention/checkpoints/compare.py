@@ -7,9 +7,7 @@ from . import i18n
 TOLERANCE = 1e-6
 
 
-def say(key, /, **fields):
-    """The comparison's words for key (locales/<edition>.json, "compare"), in this edition."""
-    return i18n.say("compare", key, **fields)
+say = i18n.speaker("compare")  # locales/<edition>.json, section "compare"
 
 
 def canonical(value):

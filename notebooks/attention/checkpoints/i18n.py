@@ -85,6 +85,15 @@ def say(section, name, /, **fields):
     return text.format(**fields) if fields else text
 
 
+def speaker(section):
+    """say() for one section: `say = i18n.speaker("report")`, then `say("yours")`."""
+
+    def say_in_section(name, /, **fields):
+        return say(section, name, **fields)
+
+    return say_in_section
+
+
 class Section(Mapping):
     """One section of the current edition's words, read at each look-up (the edition can change)."""
 

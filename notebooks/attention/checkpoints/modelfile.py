@@ -29,9 +29,7 @@ class ModelFileError(Exception):
     """model.py (or a section for it) breaks a rule of the course; the message says which."""
 
 
-def say(key, /, **fields):
-    """The words for key about model.py (locales/<edition>.json, "save"), in this edition."""
-    return i18n.say("save", key, **fields)
+say = i18n.speaker("save")  # locales/<edition>.json, section "save"
 
 
 def header():

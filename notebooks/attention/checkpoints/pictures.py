@@ -15,17 +15,12 @@ The words (default titles, captions) are in locales/<edition>.json, "pictures".
 import html
 from dataclasses import dataclass
 
+from . import i18n
+
 CELL = 22  # pixels per matrix cell
 MAX_CELLS = 64  # larger matrices are drawn with smaller cells
 
-i18n = None
-"""checkpoints.i18n, handed in by checkpoints/__init__.py (which runs before this module can be
-imported): this module itself imports nothing beyond html and dataclasses, so it runs anywhere."""
-
-
-def say(key, /, **fields):
-    """The pictures' words for key (locales/<edition>.json, "pictures"), in this edition."""
-    return i18n.say("pictures", key, **fields)
+say = i18n.speaker("pictures")  # locales/<edition>.json, section "pictures"
 
 
 @dataclass(frozen=True)

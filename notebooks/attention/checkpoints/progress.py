@@ -29,9 +29,7 @@ SYMBOLS = {"holds": "✓", "fails": "✗", "not started": "·"}
 STATUS_WORDS = {"holds": "holds", "fails": "fails", "not started": "not_started"}  # keys of words
 
 
-def say(key, /, **fields):
-    """The progress view's words for key (locales/<edition>.json, "progress"), in this edition."""
-    return i18n.say("progress", key, **fields)
+say = i18n.speaker("progress")  # locales/<edition>.json, section "progress"
 
 
 def status_word(status):

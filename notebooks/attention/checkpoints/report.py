@@ -13,9 +13,7 @@ def _style(css):
     return f" style='{css}'"
 
 
-def say(key, /, **fields):
-    """The report's words for key (locales/<edition>.json, "report"), in the current edition."""
-    return i18n.say("report", key, **fields)
+say = i18n.speaker("report")  # locales/<edition>.json, section "report"
 
 
 @dataclass(frozen=True)

@@ -27,10 +27,7 @@ from .properties import (
 )
 from .report import Check, Report
 
-
-def say(key, /, **fields):
-    """The checks' words for key (locales/<edition>.json, "steps"), in the current edition."""
-    return i18n.say("steps", key, **fields)
+say = i18n.speaker("steps")  # locales/<edition>.json, section "steps"
 
 
 # ── the three kinds of check ──
