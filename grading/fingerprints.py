@@ -1,19 +1,21 @@
-"""Build checkpoints/fingerprints.json.
+"""Build checkpoints/fingerprints.json and, for part two, checkpoints/xslm/answers.json.
 
-It records how the reference and every catalogued mistake answer each probe.
+They record how the reference and every catalogued mistake answer each probe.
 
-python -m grading.fingerprints          # rewrite the file
-python -m grading.fingerprints --check  # exit 1 if the committed file is stale
+python -m grading.fingerprints          # rewrite both files
+python -m grading.fingerprints --check  # exit 1 if a committed file is stale
 """
 
 import json
+import os
 import sys
 
 from checkpoints.catalogue import at_checkpoint
 from checkpoints.diagnose import FINGERPRINTS_FILE, probe_signatures
 from checkpoints.probes import CHECKPOINTS
+from checkpoints.xslm import checks as xslm_checks
 from grading.mistakes import buggy_model
-from grading.reference import reference
+from grading.reference import ROOT, reference
 
 
 def build():
@@ -30,27 +32,54 @@ def build():
     return table
 
 
+def xslm_answers(run, checkpoint):
+    """{probe id: signature} of one run's answers on a part-two checkpoint's visible probes."""
+    return {p.id: xslm_checks.signature(run(p)) for p in xslm_checks.VISIBLE[checkpoint]}
+
+
+def build_xslm():
+    """Part two's table: the reference's answers and each catalogued mistake's at its checkpoint."""
+    import xslm
+    from xslm.mistakes import buggy
+
+    table = {}
+    for checkpoint in xslm_checks.CHECKS:
+        table[checkpoint] = {
+            "correct": xslm_answers(xslm_checks.Local(xslm.engine, xslm.gpt), checkpoint),
+            "mistakes": {
+                m.name: xslm_answers(xslm_checks.Local(*buggy(m.name)), checkpoint)
+                for m in xslm_checks.MISTAKES
+                if m.checkpoint == checkpoint
+            },
+        }
+    return table
+
+
 def render(table):
     """The table as the file's text: sorted keys, so the same table always gives the same bytes."""
     return json.dumps(table, indent=1, sort_keys=True) + "\n"
 
 
 def main(argv):
-    """Rewrite fingerprints.json, or with --check only compare it; the exit status (1: stale)."""
-    text = render(build())
+    """Rewrite both files, or with --check only compare them; the exit status (1: stale)."""
+    stale = []
+    for path, table in [(FINGERPRINTS_FILE, build()), (xslm_checks.ANSWERS_FILE, build_xslm())]:
+        text, name = render(table), os.path.relpath(path, ROOT)
+        if "--check" in argv:
+            with open(path, encoding="utf-8") as f:
+                if f.read() != text:
+                    stale.append(name)
+            continue
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+        print(f"wrote {name}")
     if "--check" in argv:
-        with open(FINGERPRINTS_FILE, encoding="utf-8") as f:
-            stale = f.read() != text
         print(
-            "fingerprints.json is stale: run `python -m grading.fingerprints`"
+            f"{', '.join(stale)} stale: run `python -m grading.fingerprints`"
             if stale
-            else "fingerprints.json is up to date"
+            else "the fingerprints and part two's answers are up to date"
         )
-        return 1 if stale else 0
-    with open(FINGERPRINTS_FILE, "w", encoding="utf-8") as f:
-        f.write(text)
-    print(f"wrote {FINGERPRINTS_FILE}")
-    return 0
+    return 1 if stale else 0
 
 
 if __name__ == "__main__":

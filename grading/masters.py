@@ -1,8 +1,12 @@
-"""Run the master notebooks in a scratch copy: the source of the reference model.py and outputs/.
+"""Run the master notebooks in a scratch copy: the source of the reference files and outputs/.
 
-python -m grading.masters            # run all eight, report time per notebook
-python -m grading.masters --update   # ...and copy model.py and outputs/ to the repository root
+Part one's masters write model.py and three artifacts; part two's (notebooks/xslm) write engine.py
+and gpt.py, kept in xslm/ as part two's reference, and three artifacts of their own.
+
+python -m grading.masters            # run both parts' notebooks, report time per notebook
+python -m grading.masters --update   # ...and copy the reference files and outputs/ into the repo
 python -m grading.masters --check    # ...and exit 1 if the committed ones have drifted
+python -m grading.masters xslm       # one part only (attention or xslm), with any flag
 """
 
 import filecmp
@@ -13,10 +17,33 @@ import tempfile
 import time
 
 from checkpoints.artifacts import ARTIFACT_CHECKS
+from checkpoints.xslm import artifacts as xslm_artifacts
 from grading.reference import ROOT
 
 SOURCE = os.path.join(ROOT, "notebooks", "attention")
 ARTIFACTS = list(ARTIFACT_CHECKS)  # the artifact files the masters write into outputs/
+XSLM_SOURCE = os.path.join(ROOT, "notebooks", "xslm")
+XSLM_ARTIFACTS = [
+    xslm_artifacts.LOSS_FILE,
+    xslm_artifacts.WEIGHTS_FILE,
+    xslm_artifacts.SAMPLES_FILE,
+]
+
+# Each part: its master folder, and {file the masters write: where the repository keeps it}.
+PARTS = {
+    "attention": (
+        SOURCE,
+        {"model.py": "model.py", **{f"outputs/{a}": f"outputs/{a}" for a in ARTIFACTS}},
+    ),
+    "xslm": (
+        XSLM_SOURCE,
+        {
+            "engine.py": "xslm/engine.py",
+            "gpt.py": "xslm/gpt.py",
+            **{f"outputs/{a}": f"outputs/{a}" for a in XSLM_ARTIFACTS},
+        },
+    ),
+}
 
 
 def notebooks(folder=SOURCE):
@@ -36,14 +63,13 @@ def execute(path, cwd, timeout=120):
     return book
 
 
-def run_masters(scratch, log=print):
-    """Copy the master assignment into scratch, execute every notebook there in order;
-    return timings.
+def run_masters(scratch, log=print, part="attention"):
+    """Copy a part's master assignment into scratch, execute every notebook there in order;
+    return (the folder, timings).
     """
-    work = os.path.join(scratch, "attention")
-    shutil.copytree(
-        SOURCE, work, ignore=shutil.ignore_patterns("model.py", "outputs", "__pycache__")
-    )
+    work = os.path.join(scratch, part)
+    learner_files = ["model.py", "engine.py", "gpt.py", "outputs", "__pycache__"]
+    shutil.copytree(PARTS[part][0], work, ignore=shutil.ignore_patterns(*learner_files))
     os.environ["PYTHONPATH"] = os.pathsep.join(p for p in [ROOT, os.environ.get("PYTHONPATH")] if p)
     timings = {}
     names = notebooks(work)
@@ -55,36 +81,43 @@ def run_masters(scratch, log=print):
     return work, timings
 
 
-def drift(work):
-    """Files of the root reference that differ from what the masters just produced."""
-    pairs = [("model.py", "model.py")] + [
-        (os.path.join("outputs", a), os.path.join("outputs", a)) for a in ARTIFACTS
-    ]
+def drift(work, part="attention"):
+    """Files of the repository's reference that differ from what the masters just produced."""
     return [
         ours
-        for ours, made in pairs
+        for made, ours in PARTS[part][1].items()
         if not os.path.exists(os.path.join(ROOT, ours))
         or not filecmp.cmp(os.path.join(ROOT, ours), os.path.join(work, made), shallow=False)
     ]
 
 
+def update(work, part):
+    """Copy what a part's masters produced to where the repository keeps its reference."""
+    for made, ours in PARTS[part][1].items():
+        os.makedirs(os.path.dirname(os.path.join(ROOT, ours)), exist_ok=True)
+        shutil.copy(os.path.join(work, made), os.path.join(ROOT, ours))
+
+
 def main(argv):
-    """`python -m grading.masters [--update|--check]`: run the masters; refresh or compare."""
-    with tempfile.TemporaryDirectory() as scratch:
-        work, timings = run_masters(scratch)
-        print(f"all {len(timings)} notebooks: {sum(timings.values()):.1f} s")
-        if "--update" in argv:
-            shutil.copy(os.path.join(work, "model.py"), os.path.join(ROOT, "model.py"))
-            os.makedirs(os.path.join(ROOT, "outputs"), exist_ok=True)
-            for a in ARTIFACTS:
-                shutil.copy(os.path.join(work, "outputs", a), os.path.join(ROOT, "outputs", a))
-            print("updated model.py and outputs/ from the master notebooks")
-        changed = drift(work)
-        if changed:
-            print("differs from the master notebooks: " + ", ".join(changed))
-            return 1 if "--check" in argv else 0
-        print("model.py and outputs/ match the master notebooks")
-        return 0
+    """`python -m grading.masters [attention|xslm] [--update|--check]`: run, refresh or compare."""
+    parts = [a for a in argv if not a.startswith("--")] or list(PARTS)
+    if set(parts) - set(PARTS):
+        raise SystemExit(f"usage: python -m grading.masters [{'|'.join(PARTS)}] [--update|--check]")
+    failed = 0
+    for part in parts:
+        with tempfile.TemporaryDirectory() as scratch:
+            work, timings = run_masters(scratch, part=part)
+            print(f"{part}: all {len(timings)} notebooks: {sum(timings.values()):.1f} s")
+            if "--update" in argv:
+                update(work, part)
+                print(f"{part}: updated {', '.join(PARTS[part][1].values())} from the masters")
+            changed = drift(work, part)
+            if changed:
+                print(f"{part}: differs from the master notebooks: " + ", ".join(changed))
+                failed = failed or "--check" in argv
+            else:
+                print(f"{part}: the reference files match the master notebooks")
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

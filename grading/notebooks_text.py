@@ -32,6 +32,9 @@ from grading import masters
 from grading.reference import ROOT
 
 TEXT_SOURCE = os.path.join(ROOT, "notebooks", "text", "attention")
+XSLM_TEXT_SOURCE = os.path.join(ROOT, "notebooks", "text", "xslm")
+# Each part's master folder and the folder of its text forms.
+FOLDERS = [(masters.SOURCE, TEXT_SOURCE), (masters.XSLM_SOURCE, XSLM_TEXT_SOURCE)]
 TEXT_EXTENSION = ".py"
 
 # jupytext's percent format; only the kernelspec and language_info in the header; every cell
@@ -221,38 +224,37 @@ def write_texts(names=(), source=masters.SOURCE, text_folder=TEXT_SOURCE, log=pr
 
 
 def main(argv):
-    """`python -m grading.notebooks_text [--check | --to-text [names]] [--force]`."""
+    """`python -m grading.notebooks_text [--check | --to-text [names]] [--force]`, both parts."""
     flags = {a for a in argv if a.startswith("--")}
     names = [os.path.splitext(os.path.basename(a))[0] for a in argv if not a.startswith("--")]
-    unknown = set(names) - set(stems(masters.SOURCE, ".ipynb"))
+    known = {stem for source, _ in FOLDERS for stem in stems(source, ".ipynb")}
     if (
         flags - {"--check", "--to-text", "--force"}
         or len(flags & {"--check", "--to-text"}) > 1
         or (names and "--to-text" not in flags)
-        or unknown
+        or set(names) - known
     ):
         raise SystemExit(
             "usage: python -m grading.notebooks_text [--check | --to-text [names] | --force]"
         )
     if "--to-text" in flags:
-        write_texts(names)
+        for source, text_folder in FOLDERS:
+            write_texts(names, source, text_folder)
         return 0
     if "--check" in flags:
-        found = problems()
-        for line in found:
-            print(line)
-        if not found:
-            count = len(stems(masters.SOURCE, ".ipynb"))
-            print(f"all {count} master notebooks match their text forms")
-        return 1 if found else 0
-    refused = write_notebooks(force="--force" in flags)
-    for line in refused:
+        found = [line for source, text in FOLDERS for line in problems(source, text)]
+    else:
+        found = [
+            line
+            for source, text in FOLDERS
+            for line in write_notebooks(source, text, force="--force" in flags)
+        ]
+    for line in found:
         print(line)
-    if not refused:
-        print(
-            f"all {len(stems(TEXT_SOURCE, TEXT_EXTENSION))} master notebooks match their text forms"
-        )
-    return 1 if refused else 0
+    if not found:
+        count = sum(len(stems(text, TEXT_EXTENSION)) for _, text in FOLDERS)
+        print(f"all {count} master notebooks match their text forms")
+    return 1 if found else 0
 
 
 if __name__ == "__main__":

@@ -4,8 +4,8 @@ import random
 
 import pytest
 
-from xslm.corpus import decode, encode, read_corpus, vocabulary, windows
-from xslm.gpt import GPT, train_step
+from checkpoints.xslm.corpus import decode, encode, read_corpus, vocabulary, windows
+from xslm import gpt
 
 pytestmark = pytest.mark.xslm
 
@@ -36,12 +36,12 @@ def test_forty_steps_on_the_corpus_lower_the_held_out_loss():
     vocab = vocabulary(text)
     pairs = windows(encode(text, vocab), 12, step=3)
     held, train = pairs[::10], [p for k, p in enumerate(pairs) if k % 10]
-    model, rng = GPT(len(vocab), 8, 12, seed=7), random.Random(0)
+    model, rng = gpt.GPT(len(vocab), 8, 12, seed=7), random.Random(0)
 
     def held_loss():
-        return sum(model.loss(a, b).data for a, b in held) / len(held)
+        return sum(gpt.loss(model, a, b).data for a, b in held) / len(held)
 
     before = held_loss()
     for _ in range(40):
-        train_step(model, *rng.choice(train), rate=0.1)
+        gpt.train_step(model, *rng.choice(train), rate=0.1)
     assert 3.3 < before < 4.2 and held_loss() < before - 0.3

@@ -44,7 +44,7 @@ def row(gpt, ids, position=0):
 
 def window_loss(gpt):
     """The loss of one window of a fresh model."""
-    return gpt.GPT(10, 8, 12, seed=2).loss([1, 2, 3, 4], [2, 3, 4, 5]).data
+    return gpt.loss(gpt.GPT(10, 8, 12, seed=2), [1, 2, 3, 4], [2, 3, 4, 5]).data
 
 
 SYMPTOMS = {

@@ -1,15 +1,11 @@
-"""A scalar autograd engine and the three layers a tiny GPT needs, in plain Python and math.
-
-Reference for part two (issue 12): the learner's engine.py is checked against this one.
-
-    x = Value(3.0); y = x * x + 2 * x; y.backward(); x.grad  ->  8.0
-"""
+"""engine.py: your autograd engine and layers, saved by part two's notebooks 1 and 2."""
 
 import math
 
 
+# ── step 1: Value ────────────────────────────────────────
 class Value:
-    """One number, the graph that made it, and d(output)/d(this) once backward() has run."""
+    """One number, the numbers it was computed from, and d(output)/d(this) after backward()."""
 
     __slots__ = ("data", "grad", "inputs", "slopes")
 
@@ -17,36 +13,36 @@ class Value:
         self.data = float(data)
         self.grad = 0.0
         self.inputs = inputs  # the Values this one was computed from
-        self.slopes = slopes  # ∂this/∂input for each of them, fixed when this was computed
+        self.slopes = slopes  # ∂this/∂input for each, fixed when this was computed
 
     def __repr__(self):
         return f"Value({self.data!r}, grad={self.grad!r})"
 
     def __add__(self, other):
-        """a + b: ∂/∂a = 1, ∂/∂b = 1."""
+        """a + b: ∂/∂a = 1, ∂/∂b = 1"""
         other = lift(other)
         return Value(self.data + other.data, (self, other), (1.0, 1.0))
 
     def __mul__(self, other):
-        """a · b: ∂/∂a = b, ∂/∂b = a."""
+        """a · b: ∂/∂a = b, ∂/∂b = a"""
         other = lift(other)
         return Value(self.data * other.data, (self, other), (other.data, self.data))
 
     def __pow__(self, k):
-        """a^k for a plain number k: ∂/∂a = k a^(k-1)."""
+        """a^k for a plain number k: ∂/∂a = k a^(k-1)"""
         return Value(self.data**k, (self,), (k * self.data ** (k - 1),))
 
     def exp(self):
-        """e^a: ∂/∂a = e^a."""
+        """e^a: ∂/∂a = e^a"""
         e = math.exp(self.data)
         return Value(e, (self,), (e,))
 
     def log(self):
-        """ln a: ∂/∂a = 1/a."""
+        """ln a: ∂/∂a = 1/a"""
         return Value(math.log(self.data), (self,), (1.0 / self.data,))
 
     def relu(self):
-        """max(0, a): ∂/∂a = 1 where a > 0, else 0."""
+        """max(0, a): ∂/∂a = 1 if a > 0 else 0"""
         return Value(max(0.0, self.data), (self,), (1.0 if self.data > 0 else 0.0,))
 
     def __neg__(self):
@@ -68,34 +64,29 @@ class Value:
     __rmul__ = __mul__
 
     def backward(self):
-        """d(self)/d(v) into v.grad for every v self depends on; a v used twice gets both paths.
-
-        Iterative (a training step's graph has tens of thousands of nodes, far past Python's
-        recursion limit): order the graph so every node comes after its inputs, then walk it
-        backwards once.
-        """
+        """v.grad = ∂self/∂v for every v in the graph, summed over every path"""
         order = topological_order(self)
-        for v in order:
+        for v in order:  # afresh: a second backward() must not add to the first one's gradients
             v.grad = 0.0
         self.grad = 1.0
-        for v in reversed(order):
+        for v in reversed(order):  # outputs before inputs: v.grad is complete when v is reached
             for source, slope in zip(v.inputs, v.slopes):
                 source.grad += slope * v.grad
 
 
 def lift(x):
-    """x as a Value (a plain number becomes a constant with no inputs)."""
+    """x as a Value: a plain number becomes a constant with no inputs"""
     return x if isinstance(x, Value) else Value(x)
 
 
 def topological_order(root):
-    """Every Value root depends on, each after all of its inputs (explicit stack, no recursion)."""
-    order, done, stack = [], set(), [(root, iter(root.inputs))]
-    seen = {id(root)}
+    """every Value root depends on, each after all its inputs (explicit stack, no recursion)"""
+    order, done, seen = [], set(), {id(root)}
+    stack = [(root, iter(root.inputs))]
     while stack:
         node, pending = stack[-1]
         nxt = next((v for v in pending if id(v) not in seen), None)
-        if nxt is None:
+        if nxt is None:  # every input of node is placed: node can follow them
             stack.pop()
             if id(node) not in done:
                 done.add(id(node))
@@ -106,21 +97,24 @@ def topological_order(root):
     return order
 
 
+# ── step 2: softmax ────────────────────────────────────────
 def softmax(values):
-    """e^(v_i - max v) / Σ_j e^(v_j - max v): the max shift keeps exp from overflowing."""
-    top = max(v.data for v in values)
+    """softmax(v)_i = exp(v_i - max v) / Σ_j exp(v_j - max v)"""
+    top = max(v.data for v in values)  # a plain number: shifting by it changes no weight
     exps = [(v - top).exp() for v in values]
     total = sum(exps[1:], exps[0])
     return [e / total for e in exps]
 
 
+# ── step 2: linear ────────────────────────────────────────
 def linear(x, W):
-    """W x for W stored as (out × in) rows: one output per row."""
+    """linear(x, W)_r = Σ_c W[r][c] · x[c], with W stored as out × in"""
     return [sum((w * v for w, v in zip(row, x)), Value(0.0)) for row in W]
 
 
+# ── step 2: norm ────────────────────────────────────────
 def norm(x, eps=1e-5):
-    """(x - mean) / √(var + eps), no gain and no bias."""
+    """norm(x)_i = (x_i - mean) / √(var + eps), no gain and no bias"""
     mean = sum(x, Value(0.0)) / len(x)
     var = sum(((v - mean) ** 2 for v in x), Value(0.0)) / len(x)
     scale = (var + eps) ** -0.5

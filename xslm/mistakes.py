@@ -36,7 +36,12 @@ MISTAKES = {
         ("engine.py", "source.grad += slope * v.grad", "source.grad = slope * v.grad"),
     ],
     "engine.no_zeroing": [
-        ("engine.py", "        for v in order:\n            v.grad = 0.0\n", ""),
+        (
+            "engine.py",
+            "        for v in order:  # afresh: a second backward() must not add to the first "
+            "one's gradients\n            v.grad = 0.0\n",
+            "",
+        ),
     ],
     "engine.softmax_no_shift": [
         (
@@ -62,7 +67,7 @@ MISTAKES = {
             "            h = norm(x)\n",
         ),
     ],
-    "gpt.no_sqrt_width": [("gpt.py", " / math.sqrt(self.width)", "")],
+    "gpt.no_sqrt_width": [("gpt.py", " / scale for k in keys]", " for k in keys]")],
     "gpt.loss_no_minus": [("gpt.py", "[-softmax(row)[t].log()", "[softmax(row)[t].log()")],
     "gpt.loss_no_log": [("gpt.py", "[-softmax(row)[t].log()", "[-softmax(row)[t]")],
 }
@@ -84,11 +89,13 @@ def buggy(mistake):
     engine = types.ModuleType(f"xslm_buggy_engine_{mistake}")
     exec(compile(texts["engine.py"], f"<{mistake}: engine.py>", "exec"), engine.__dict__)
     gpt = types.ModuleType(f"xslm_buggy_gpt_{mistake}")
-    saved = sys.modules.get("xslm.engine")
-    sys.modules["xslm.engine"] = engine  # gpt.py's `from xslm.engine import ...` takes this one
+    saved = sys.modules.get("engine")
+    sys.modules["engine"] = engine  # gpt.py's `from engine import ...` takes this one
     try:
         exec(compile(texts["gpt.py"], f"<{mistake}: gpt.py>", "exec"), gpt.__dict__)
     finally:
-        if saved is not None:
-            sys.modules["xslm.engine"] = saved
+        if saved is None:
+            sys.modules.pop("engine", None)
+        else:
+            sys.modules["engine"] = saved
     return engine, gpt

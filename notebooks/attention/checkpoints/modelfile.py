@@ -46,9 +46,9 @@ def step_number(name):
     return STEPS.index(name) + 1
 
 
-def marker(name):
-    """The comment line that opens a step's section in model.py."""
-    return f"# ── step {step_number(name)}: {name} " + "─" * 40
+def marker(name, number=step_number):
+    """The comment line that opens a step's section in model.py (or a part-two file)."""
+    return f"# ── step {number(name)}: {name} " + "─" * 40
 
 
 def ensure_model(path=MODEL_FILE):
@@ -69,23 +69,23 @@ def read_sections(text):
     return header, sections
 
 
-def compose(header, sections):
-    """model.py text from a header and sections, sections in step order."""
+def compose(header, sections, number=step_number, order=None):
+    """model.py text (or a part-two file's) from a header and sections, in step order."""
     parts = [header.rstrip("\n") + "\n"]
-    for name in sorted(sections, key=step_number):
-        parts.append("\n\n" + marker(name) + "\n" + sections[name].strip("\n") + "\n")
+    for name in sorted(sections, key=order or number):
+        parts.append("\n\n" + marker(name, number) + "\n" + sections[name].strip("\n") + "\n")
     return "".join(parts)
 
 
-def foreign_imports(source):
-    """Names of modules other than math that the source imports (empty list when clean)."""
+def foreign_imports(source, allowed=ALLOWED_IMPORTS):
+    """Names of modules other than the allowed ones (math) that the source imports; [] if clean."""
     names = []
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Import):
             names += [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
             names.append("." * node.level + (node.module or ""))
-    return [n for n in names if n.split(".")[0] not in ALLOWED_IMPORTS]
+    return [n for n in names if n.split(".")[0] not in allowed]
 
 
 def check_stdlib_only(source, where=MODEL_FILE):
@@ -95,9 +95,19 @@ def check_stdlib_only(source, where=MODEL_FILE):
         raise ModelFileError(say("foreign_import", where=where, module=repr(bad[0])))
 
 
+def defining_file(obj):
+    """The file (or notebook cell) that defined a function, or a class through its methods."""
+    if inspect.isclass(obj):
+        for member in vars(obj).values():
+            code = getattr(member, "__code__", None)
+            if code is not None:
+                return code.co_filename
+    return inspect.getsourcefile(obj) or ""
+
+
 def cell_source(fn):
     """The whole notebook cell that defined fn (helpers included), or fn's own source elsewhere."""
-    filename = inspect.getsourcefile(fn) or ""
+    filename = defining_file(fn)
     lines = linecache.getlines(filename)
     if lines and not os.path.exists(filename):  # IPython keeps cells in linecache only
         return "".join(lines)
@@ -105,12 +115,16 @@ def cell_source(fn):
 
 
 def without_markers(source):
-    """The cell source minus nbgrader's solution markers, which mean nothing inside model.py."""
-    return "".join(
+    """The cell source minus nbgrader's solution markers, which mean nothing inside model.py.
+
+    A marker that stood between blank lines leaves at most two of them, as a formatter would.
+    """
+    kept = "".join(
         line
         for line in source.splitlines(keepends=True)
         if not _SOLUTION_MARKER.fullmatch(line.strip())
     )
+    return re.sub(r"\n{4,}", "\n\n\n", kept)
 
 
 def save_section(name, source, path=MODEL_FILE):
@@ -133,7 +147,7 @@ def save_section(name, source, path=MODEL_FILE):
     return text
 
 
-def parsable_part(text, path=MODEL_FILE):
+def parsable_part(text, path=MODEL_FILE, number=step_number):
     """For a damaged model.py: (source of the sections that parse, {step: why it does not})."""
     header, sections = read_sections(text)
     good, broken = {}, {}
@@ -143,7 +157,7 @@ def parsable_part(text, path=MODEL_FILE):
             good[name] = body
         except SyntaxError as err:
             broken[name] = say("section_line", line=err.lineno, error=err.msg)
-    return compose(header, good), broken
+    return compose(header, good, number), broken
 
 
 def load_model(path=MODEL_FILE, module_name="learner_model"):

@@ -5,6 +5,7 @@
     show_encoding(pos_encoding(50, 16))  the positional-encoding pattern, -1 blue to +1 red
     show_bars({"before": row, "after": layer_norm(row)})   vectors as bars, each on its own scale
     show_growth([8, 16, 32, 64])       how the score matrix grows with the sequence length
+    show_curve(losses)                 a loss curve, raw and smoothed (part two)
 
 Each returns a Picture: Jupyter shows it (image/svg+xml), a terminal shows a one-line summary,
 and `.svg` is the SVG text (for nbconvert, the feedback HTML, or a file).
@@ -178,3 +179,41 @@ def show_growth(lengths):
         f"{''.join(parts)}</svg>"
     )
     return Picture(svg, say("growth_caption"))
+
+
+def show_curve(values, width=480, height=200, smooth=20):
+    """A loss curve: every step in light grey, the mean of each `smooth` steps in dark blue."""
+    top, bottom = max(values), min(min(values), 0.0)
+    span = (top - bottom) or 1.0
+
+    def point(k, v):
+        x = 40 + k * (width - 50) / max(1, len(values) - 1)
+        return f"{x:.1f},{10 + (top - v) / span * (height - 30):.1f}"
+
+    means = [
+        (
+            k,
+            sum(values[max(0, k - smooth + 1) : k + 1])
+            / len(values[max(0, k - smooth + 1) : k + 1]),
+        )
+        for k in range(len(values))
+    ]
+    raw = " ".join(point(k, v) for k, v in enumerate(values))
+    mean = " ".join(point(k, v) for k, v in means)
+    axis = height - 20
+    svg = (
+        f"<svg xmlns='http://www.w3.org/2000/svg' width='{width}' height='{height + 10}' "
+        "font-family='sans-serif' font-size='11'>"
+        f"<line x1='40' y1='{axis}' x2='{width - 10}' y2='{axis}' stroke='#999'/>"
+        f"<line x1='40' y1='10' x2='40' y2='{axis}' stroke='#999'/>"
+        f"<text x='2' y='16'>{top:.2f}</text><text x='2' y='{axis}'>{bottom:.2f}</text>"
+        f"<text x='40' y='{height + 6}'>0</text>"
+        f"<text x='{width - 40}' y='{height + 6}'>{len(values) - 1}</text>"
+        f"<polyline points='{raw}' fill='none' stroke='#bbb'/>"
+        f"<polyline points='{mean}' fill='none' stroke='{weight_colour(1.0)}' stroke-width='2'/>"
+        "</svg>"
+    )
+    first = means[min(smooth, len(values)) - 1][1]
+    caption = say("curve_caption", steps=len(values), first=f"{first:.2f}",
+                  last=f"{means[-1][1]:.2f}", smooth=smooth)  # fmt: skip
+    return Picture(svg, caption)

@@ -1,0 +1,138 @@
+"""Checkpoints for part two, the tiny GPT: save into engine.py and gpt.py, and check them.
+
+    from checkpoints.xslm import save, check
+    save(Value)          # writes the cell that defines Value into engine.py (step 1's section)
+    check("Value")       # runs the Value checkpoint on engine.py and shows what holds
+    hint("Value")        # the same, with a closer hint for each failing check (again: the formula)
+
+Standard library only, like the rest of the checkpoints package.
+"""
+
+import os
+
+from .. import CheckpointFailed, grading, i18n, quiet, show
+from ..artifacts import OUTPUTS
+from ..modelfile import ModelFileError
+from ..pictures import show_curve
+from . import artifacts, files
+from .checks import CHECKS, USES, Local, checkpoint_report
+from .files import ensure_files, load_learner
+
+__all__ = [
+    "save",
+    "check",
+    "hint",
+    "hidden",
+    "check_artifact",
+    "write_artifact",
+    "show_curve",
+    "ensure_files",
+]
+
+say = i18n.speaker("xslm_session")  # locales/<edition>.json, section "xslm_session"
+
+
+def save(obj):
+    """Write the notebook cell that defines obj (function or class) into engine.py or gpt.py."""
+    if grading():
+        print(say("grading_save", name=obj.__name__))
+        return
+    files.save(obj)
+
+
+def learner_files(with_gpt=True):
+    """(engine, gpt) loaded afresh from disk; CheckpointFailed when they cannot be loaded."""
+    try:
+        return load_learner(with_gpt=with_gpt)
+    except (ModelFileError, SyntaxError) as err:
+        raise CheckpointFailed(say("files_error", error=err)) from None
+    except Exception as err:  # their code raised while loading: say where, as a checkpoint would
+        raise CheckpointFailed(say("load_error", error=f"{type(err).__name__}: {err}")) from None
+
+
+def _report(name, level=0):
+    """The checkpoint's report on the learner's files; CheckpointFailed when nothing to check."""
+    if name not in CHECKS:
+        raise ValueError(say("no_checkpoint", checkpoint=repr(name), checkpoints=", ".join(CHECKS)))
+    with quiet():
+        in_engine = files.file_of(name) == files.ENGINE_FILE
+        engine, gpt = learner_files(with_gpt=not in_engine)
+        module = engine if in_engine else gpt
+        broken = getattr(module, "BROKEN_SECTIONS", {}).get(name) if module else None
+        if broken:
+            raise CheckpointFailed(say("section_broken", name=name, why=broken))
+        if module is None or not hasattr(module, name):
+            raise CheckpointFailed(say("not_saved_yet", name=name, file=files.file_of(name)))
+        run = Local(engine, gpt)
+        report = checkpoint_report(name, run)
+        if not report.passed:
+            report = report.but(prerequisite=failing_prerequisite(name, engine, gpt))
+    return report.but(level=level)
+
+
+def failing_prerequisite(name, engine, gpt):
+    """A sentence naming the first earlier checkpoint that fails (it would mislead), or None."""
+    for earlier in USES[name]:
+        module = engine if files.file_of(earlier) == files.ENGINE_FILE else gpt
+        if hasattr(module, earlier) and not checkpoint_report(earlier, Local(engine, gpt)).passed:
+            return say(
+                "prerequisite_fails", earlier=earlier, step=files.step_of(earlier), name=name
+            )
+    return None
+
+
+def _conclude(report):
+    """Show the report; raise CheckpointFailed with its summary when it does not hold."""
+    show(report)
+    if not report.passed:
+        raise CheckpointFailed(report.summary())
+
+
+def check(name):
+    """Run one checkpoint of part two on engine.py and gpt.py; CheckpointFailed if it fails."""
+    _conclude(_report(name))
+
+
+HINT_LEVELS = {}
+
+
+def hint(name):
+    """The checkpoint again, with a closer hint for each failing check; again: the formula."""
+    HINT_LEVELS[name] = min(HINT_LEVELS.get(name, 0) + 1, 2)
+    show(_report(name, HINT_LEVELS[name]))
+
+
+def hidden(name):
+    """Where a hidden check stands: the grader's judge scores it, outside your kernel."""
+    print(say("hidden_check", check=name))
+
+
+def write_artifact(filename, text, show=True):
+    """Write outputs/<filename> (kept as submitted while grading); show=False: say only where."""
+    if grading():
+        print(say("grading_artifact", path=f"{OUTPUTS}/{filename}"))
+        return
+    os.makedirs(OUTPUTS, exist_ok=True)
+    with open(os.path.join(OUTPUTS, filename), "w", encoding="utf-8") as f:
+        f.write(text.rstrip("\n") + "\n")
+    shown = text.rstrip() if show else say("bytes", count=len(text))
+    print(say("wrote_artifact", path=f"{OUTPUTS}/{filename}", text=shown))
+
+
+def check_artifact(filename):
+    """Check one of part two's artifacts in outputs/, with your own gpt.py."""
+    if filename not in artifacts.ARTIFACTS:
+        raise ValueError(
+            say("no_artifact", file=repr(filename), files=", ".join(artifacts.ARTIFACTS))
+        )
+    with quiet():
+        engine, gpt = learner_files()
+        for name in artifacts.ARTIFACTS[filename]:
+            if gpt is None or not hasattr(gpt, name):
+                raise CheckpointFailed(say("not_saved_yet", name=name, file=files.GPT_FILE))
+        held_out_loss, generate_text = artifacts.learner_model(engine, gpt)
+        if filename == artifacts.LOSS_FILE:
+            report = artifacts.loss_report(OUTPUTS, held_out_loss)
+        else:
+            report = artifacts.samples_report(OUTPUTS, generate_text)
+    _conclude(report)

@@ -1,0 +1,161 @@
+"""The learner's two files of part two, engine.py and gpt.py, written one step's section at a time.
+
+They work like model.py in part one (checkpoints/modelfile.py): a header, then one section per saved
+function or class, each opened by its step's marker line, kept in step order. engine.py may import
+only math; gpt.py also random, json and the learner's own engine.
+"""
+
+import importlib.util
+import os
+import sys
+
+from .. import i18n
+from ..modelfile import (
+    ModelFileError,
+    cell_source,
+    compose,
+    foreign_imports,
+    parsable_part,
+    read_sections,
+    without_markers,
+)
+
+ENGINE_FILE, GPT_FILE = "engine.py", "gpt.py"
+
+# What each step builds, in the order the notebooks build it: name -> (file, step).
+STEPS = {
+    "Value": (ENGINE_FILE, 1),
+    "softmax": (ENGINE_FILE, 2),
+    "linear": (ENGINE_FILE, 2),
+    "norm": (ENGINE_FILE, 2),
+    "GPT": (GPT_FILE, 3),
+    "loss": (GPT_FILE, 4),
+    "train_step": (GPT_FILE, 4),
+    "generate": (GPT_FILE, 5),
+}
+ALLOWED_IMPORTS = {ENGINE_FILE: {"math"}, GPT_FILE: {"math", "random", "json", "engine"}}
+HEADER_IMPORTS = {
+    ENGINE_FILE: "import math\n",
+    GPT_FILE: "import math\nimport random\n\nfrom engine import Value, linear, norm, softmax\n",
+}
+
+say = i18n.speaker("xslm_files")  # locales/<edition>.json, section "xslm_files"
+
+
+def step_of(name):
+    """The step number of a name part two builds; a clear error for any other name."""
+    if name not in STEPS:
+        raise ModelFileError(say("unknown_name", name=repr(name), names=", ".join(STEPS)))
+    return STEPS[name][1]
+
+
+def order(name):
+    """Where a section stands in its file: the notebooks' order."""
+    return list(STEPS).index(name)
+
+
+def file_of(name):
+    """engine.py or gpt.py: the file a name is saved into."""
+    step_of(name)
+    return STEPS[name][0]
+
+
+def header(filename):
+    """The stub file: a docstring (in the current edition) and the imports it may use."""
+    words = say("engine_docstring" if filename == ENGINE_FILE else "gpt_docstring")
+    return f'"""{words}"""\n\n{HEADER_IMPORTS[filename]}'
+
+
+def compose_file(filename, sections):
+    """engine.py's or gpt.py's text from {name: source}: the header, then the sections in order."""
+    return compose(header(filename), sections, step_of, order)
+
+
+def ensure_files(folder=".", filenames=(ENGINE_FILE,)):
+    """Create the stub files (headers only) that do not exist yet.
+
+    gpt.py is made by its first save (step 3): its header imports the layers of step 2.
+    """
+    for filename in filenames:
+        path = os.path.join(folder, filename)
+        if not os.path.exists(path):
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(header(filename))
+
+
+def check_imports(source, filename, where):
+    """Raise ModelFileError naming the first import the file may not use."""
+    bad = foreign_imports(source, ALLOWED_IMPORTS[filename])
+    if bad:
+        allowed = ", ".join(sorted(ALLOWED_IMPORTS[filename]))
+        raise ModelFileError(
+            say("foreign_import", where=where, module=repr(bad[0]), allowed=allowed)
+        )
+
+
+def save_section(name, source, folder="."):
+    """Replace name's section of its file with source; refuse (file untouched) if it is broken."""
+    filename = file_of(name)
+    source = without_markers(source)
+    try:
+        check_imports(source, filename, say("your_cell", name=name))
+    except SyntaxError as err:
+        raise ModelFileError(say("cell_does_not_parse", name=name, error=err)) from None
+    ensure_files(folder, (filename,))
+    path = os.path.join(folder, filename)
+    with open(path, encoding="utf-8") as f:
+        _, sections = read_sections(f.read())
+    sections[name] = source
+    text = compose_file(filename, sections)
+    compile(text, filename, "exec")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+    for module in ("engine", "gpt"):  # the next `import engine` or `import gpt` reads the new file
+        sys.modules.pop(module, None)
+    return text
+
+
+def save(obj):
+    """Write the notebook cell that defined obj (a function or class) into engine.py or gpt.py."""
+    save_section(obj.__name__, cell_source(obj))
+    print(say("saved", step=step_of(obj.__name__), name=obj.__name__, file=file_of(obj.__name__)))
+
+
+def load_file(filename, module_name, folder="."):
+    """One learner file imported afresh from disk as its own module, damaged sections left out.
+
+    Its BROKEN_SECTIONS lists the sections that do not parse, so a hand edit that breaks one step
+    costs only that step.
+    """
+    path = os.path.join(folder, filename)
+    if not os.path.exists(path):
+        raise ModelFileError(say("no_file", path=filename))
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    try:
+        compile(text, filename, "exec")
+        source, broken = text, {}
+    except SyntaxError:
+        source, broken = parsable_part(text, filename, step_of)
+    check_imports(source, filename, filename)
+    module = importlib.util.module_from_spec(importlib.util.spec_from_loader(module_name, None))
+    module.__file__ = os.path.abspath(path)
+    exec(compile(source, filename, "exec"), module.__dict__)
+    module.BROKEN_SECTIONS = broken
+    return module
+
+
+def load_learner(folder=".", with_gpt=True):
+    """(engine, gpt): the learner's two files, gpt.py importing this engine (gpt None if absent)."""
+    engine = load_file(ENGINE_FILE, "learner_engine", folder)
+    if not with_gpt or not os.path.exists(os.path.join(folder, GPT_FILE)):
+        return engine, None
+    saved = sys.modules.get("engine")
+    sys.modules["engine"] = engine  # gpt.py's `from engine import ...` takes this one
+    try:
+        return engine, load_file(GPT_FILE, "learner_gpt", folder)
+    finally:
+        if saved is None:
+            sys.modules.pop("engine", None)
+        else:
+            sys.modules["engine"] = saved

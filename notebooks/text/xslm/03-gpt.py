@@ -1,0 +1,201 @@
+# ---
+# jupyter:
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+#   language_info:
+#     name: python
+# ---
+
+# %% [markdown] id="cell-00"
+# # Part two · Step 3 · The tiny GPT
+#
+# Now the pieces come together: part one's block, with weights this time, between an embedding at the
+# bottom and a head at the top. The model reads a list of token ids and, at every position, gives a
+# score (**logit**) to each token of the vocabulary for what comes next.
+#
+# The sizes are the lesson's: a vocabulary of 40 tokens, width 8, a context of 12 tokens, one block with
+# one attention head. That makes nine weight matrices and 1,248 numbers to learn. By the end of this
+# notebook `gpt.py` holds the class `GPT`.
+
+# %% id="xslm03-setup" nbgrader={"grade": false, "grade_id": "xslm03-setup", "locked": true, "schema_version": 3, "solution": false}
+import math
+import random
+
+from checkpoints.xslm import check, save
+from engine import Value, linear, norm, softmax
+
+# %% [markdown] id="cell-02"
+# ## The nine matrices
+#
+# Every matrix is stored **out × in**, as `linear` expects. With vocabulary $V$, width $d$ and
+# context $n$:
+#
+# | name | shape | what it does |
+# |---|---|---|
+# | `token` | $V \times d$ | row $t$ is token $t$'s embedding |
+# | `position` | $n \times d$ | row $i$ is added at position $i$ |
+# | `query`, `key`, `value` | $d \times d$ each | part one's $Q$, $K$, $V$ projections |
+# | `project` | $d \times d$ | mixes the attention's output back into the stream |
+# | `expand` | $2d \times d$ | the MLP widens to $2d$ ... |
+# | `contract` | $d \times 2d$ | ... and comes back to $d$ |
+# | `head` | $V \times d$ | one logit per token of the vocabulary |
+#
+# $2 \cdot 40 \cdot 8 + 12 \cdot 8 + 4 \cdot 64 + 2 \cdot 128 = 1{,}248$. Each starts as Gaussian noise
+# with spread 0.1, drawn from `random.Random(seed)` in the order of the table, row by row, so the same seed
+# always gives the same model.
+
+# %% [markdown] id="cell-03"
+# ## One position at a time
+#
+# For position $i$ with token $t$, `forward` does what part one's pre-LN block did, on `Value`s:
+#
+# 1. $x = \text{token}[t] + \text{position}[i]$
+# 2. $h = \operatorname{norm}(x)$; this position's key $k_i = \operatorname{linear}(h, \text{key})$ and value
+#    $v_i = \operatorname{linear}(h, \text{value})$ join the lists of keys and values **so far**.
+# 3. attention: $q = \operatorname{linear}(h, \text{query})$, weights
+#    $\operatorname{softmax}(q \cdot k_j / \sqrt{d})$ over $j \le i$, output $\sum_j w_j v_j$, then
+#    $x = x + \operatorname{linear}(\text{output}, \text{project})$.
+# 4. MLP: $x = x + \operatorname{linear}(\operatorname{relu}(\operatorname{linear}(\operatorname{norm}(x),
+#    \text{expand})), \text{contract})$
+# 5. logits: $\operatorname{linear}(\operatorname{norm}(x), \text{head})$
+#
+# Because the keys and values grow as the loop goes, position $i$ can only ever see positions
+# $0 \dots i$: no mask is needed, the future is simply not there yet. Adding a token at the end must
+# therefore never change the earlier positions' logits. The checkpoint tests exactly that.
+
+# %% [markdown] id="cell-04"
+# ## Your turn: `GPT` (5 points)
+#
+# `GPT(vocab, width, context, seed=7)` with:
+# - `weights`: a dict of the nine matrices (lists of rows of `Value`s) named as in the table, and
+#   `parameters`: all their `Value`s in one list;
+# - `forward(ids)`: one row of `vocab` logits per position (refuse an empty list or more than `context`
+#   ids with a `ValueError`);
+# - `state()`: the weights as plain numbers, `{name: rows}`, and `load(state)`, which puts such numbers
+#   back (and refuses a state of another shape with a `ValueError` before changing anything).
+#
+# The helpers (`shapes`, `add`) belong in the same cell.
+
+# %% id="xslm03-gpt-solution" nbgrader={"grade": false, "grade_id": "xslm03-gpt-solution", "locked": false, "schema_version": 3, "solution": true}
+def shapes(vocab, width, context):
+    """{name: (rows, cols)} of the nine weight matrices, each stored as out × in"""
+    ### BEGIN SOLUTION
+    return {
+        "token": (vocab, width),
+        "position": (context, width),
+        "query": (width, width),
+        "key": (width, width),
+        "value": (width, width),
+        "project": (width, width),
+        "expand": (2 * width, width),
+        "contract": (width, 2 * width),
+        "head": (vocab, width),
+    }
+    ### END SOLUTION
+
+
+def add(a, b):
+    """(a + b)_i = a_i + b_i: the residual"""
+    ### BEGIN SOLUTION
+    return [x + y for x, y in zip(a, b)]
+    ### END SOLUTION
+
+
+INIT_STD = 0.1  # the spread of the starting weights
+
+
+class GPT:
+    """One block, one head, pre-norm, a 2× ReLU MLP: weights, forward, state and load."""
+
+    ### BEGIN SOLUTION
+    def __init__(self, vocab, width, context, seed=7):
+        self.vocab, self.width, self.context = vocab, width, context
+        rng = random.Random(seed)
+        self.weights = {
+            name: [[Value(rng.gauss(0.0, INIT_STD)) for _ in range(cols)] for _ in range(rows)]
+            for name, (rows, cols) in shapes(vocab, width, context).items()
+        }
+        self.parameters = [v for m in self.weights.values() for row in m for v in row]
+
+    def attend(self, q, keys, values):
+        """softmax(q · k_j / √width) over the keys so far, then Σ_j weight_j · value_j"""
+        scale = math.sqrt(self.width)
+        scores = [sum((a * b for a, b in zip(q, k)), Value(0.0)) / scale for k in keys]
+        weights = softmax(scores)
+        return [sum((p * v[i] for p, v in zip(weights, values)), Value(0.0))
+                for i in range(self.width)]  # fmt: skip
+
+    def forward(self, ids):
+        """one row of vocab logits per position; position i sees ids[: i + 1] only"""
+        if not 0 < len(ids) <= self.context:
+            raise ValueError(f"{len(ids)} tokens: give between 1 and {self.context}")
+        w, keys, values, logits = self.weights, [], [], []
+        for i, token in enumerate(ids):  # keys and values grow as we go: the future is not there
+            x = add(w["token"][token], w["position"][i])  # width
+            h = norm(x)
+            keys.append(linear(h, w["key"]))
+            values.append(linear(h, w["value"]))
+            x = add(x, linear(self.attend(linear(h, w["query"]), keys, values), w["project"]))
+            hidden = [v.relu() for v in linear(norm(x), w["expand"])]  # 2 width
+            x = add(x, linear(hidden, w["contract"]))  # width
+            logits.append(linear(norm(x), w["head"]))  # vocab
+        return logits
+
+    def state(self):
+        """the weights as plain numbers: {name: rows}"""
+        return {n: [[v.data for v in row] for row in m] for n, m in self.weights.items()}
+
+    def load(self, state):
+        """put saved numbers back; a state of another shape is refused before anything changes"""
+        mine = {n: [len(m), len(m[0])] for n, m in self.weights.items()}
+        theirs = {n: [len(m), len(m[0]) if m else 0] for n, m in state.items()}
+        if mine != theirs:
+            raise ValueError(f"the state's shapes {theirs} are not this model's {mine}")
+        for name, matrix in self.weights.items():
+            for row, saved in zip(matrix, state[name]):
+                for v, number in zip(row, saved):
+                    v.data = float(number)
+
+    ### END SOLUTION
+
+
+# %% [markdown] id="cell-06"
+# Count the parameters, and look at the first position's logits of an untrained model: small numbers
+# near 0, because nothing has been learned yet.
+
+# %% id="cell-07"
+model = GPT(40, 8, 12)
+print(len(model.parameters), "parameters")  # 1248
+print({name: (len(m), len(m[0])) for name, m in model.weights.items()})
+print([round(v.data, 3) for v in model.forward([3, 1, 4])[0][:6]], "...")
+
+# %% [markdown] id="cell-08"
+# The causal property, seen directly: the logits of positions 0 and 1 are the same whether or not a third
+# token follows.
+
+# %% id="cell-09"
+short = model.forward([3, 1])
+longer = model.forward([3, 1, 4])
+print(all(a.data == b.data for r, s in zip(short, longer) for a, b in zip(r, s)))  # True
+
+# %% id="xslm03-save-gpt" nbgrader={"grade": false, "grade_id": "xslm03-save-gpt", "locked": true, "schema_version": 3, "solution": false}
+save(GPT)
+
+# %% [markdown] id="cell-11"
+# ## Checkpoint 3
+#
+# The cell below loads `gpt.py` (with your `engine.py`) and checks: the nine shapes and 1,248 parameters,
+# logits of a model loaded with known weights, the causal property, `state()` and `load()` (and refusing a
+# wrong shape), and gradients through the whole model.
+
+# %% id="xslm03-gpt-checks" nbgrader={"grade": true, "grade_id": "xslm03-gpt-checks", "locked": true, "points": 2, "schema_version": 3, "solution": false}
+check("GPT")
+
+# %% id="xslm03-gpt-hidden" nbgrader={"grade": true, "grade_id": "xslm03-gpt-hidden", "locked": true, "points": 3, "schema_version": 3, "solution": false}
+from checkpoints.xslm import hidden
+
+hidden("GPT")
+### BEGIN HIDDEN TESTS
+### END HIDDEN TESTS
