@@ -28,14 +28,17 @@ env: $(BIN)/.installed
 
 ## make lab: learner workspace from the student edition, then JupyterLab on notebook 1
 ## EDITION=ko or ja: the Korean or Japanese edition (default en; not LANG, the locale variable)
+## PART=xslm: part two (the tiny GPT), added to the same workspace, opened on its notebook 1
 EDITION ?= en
+PART ?= attention
 WORKSPACE ?= workspace
 LAB_FLAGS ?=
+FIRST_NOTEBOOK := $(if $(filter xslm,$(PART)),01-engine.ipynb,01-softmax.ipynb)
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)   # containers and CI machines run as root
 lab: $(BIN)/.installed
-	$(BIN)/python -m grading.course workspace $(WORKSPACE) --edition $(EDITION)
+	$(BIN)/python -m grading.course workspace $(WORKSPACE) --edition $(EDITION) --part $(PART)
 	cd $(WORKSPACE) && JUPYTER_CONFIG_DIR=$(CURDIR)/notebooks/lab-config \
-		$(CURDIR)/$(BIN)/jupyter lab $(ROOT_FLAG) $(LAB_FLAGS) 01-softmax.ipynb
+		$(CURDIR)/$(BIN)/jupyter lab $(ROOT_FLAG) $(LAB_FLAGS) $(FIRST_NOTEBOOK)
 
 ## make test: everything (unit tests, catalogue, all eight master notebooks, nbgrader cycle, torch cross-check)
 test: $(BIN)/.installed $(BIN)/.torch $(VENV)/mathjax/MathJax.js
@@ -56,15 +59,17 @@ test-fast: $(BIN)/.installed
 	$(BIN)/python -m pytest -m "not notebooks and not nbgrader"
 
 ## make release: the student edition in release/attention (EDITION=ko: release-ko/attention, ...)
+## PART=xslm: part two's, in release/xslm
 release: $(BIN)/.installed
-	$(BIN)/python -m grading.course release --edition $(EDITION)
+	$(BIN)/python -m grading.course release --edition $(EDITION) --part $(PART)
 
 ## make autograde / feedback / grades: the class in submitted/, graded in parallel with a progress bar
 ## JOBS=N parallel graders (default: the number of cores); SCHEDULER=tcp://host:8786 (or local) grades
 ## on a Dask cluster; FORCE=1 regrades submissions already graded; DB_URL=postgresql+psycopg2://...
 ## UNSAFE=1 grades without the bubblewrap sandbox (refused otherwise where it cannot run); grades.csv says so
+## PART=xslm grades part two (submitted/<student>/xslm/; its table is grades-xslm.csv)
 AUTOGRADE_FLAGS = $(if $(JOBS),--jobs $(JOBS)) $(if $(SCHEDULER),--scheduler $(SCHEDULER)) \
-	$(if $(filter 1,$(FORCE)),--force)
+	$(if $(filter 1,$(FORCE)),--force) --part $(PART)
 autograde: $(BIN)/.installed
 	$(if $(filter 1,$(UNSAFE)),ATTENTION_UNSAFE_NO_SANDBOX=1) $(BIN)/python -m grading.classroom \
 		autograde $(AUTOGRADE_FLAGS)
@@ -78,20 +83,20 @@ postgres-stop: $(BIN)/.installed
 	$(BIN)/python -m grading.postgres stop
 
 feedback: $(BIN)/.installed $(VENV)/mathjax/MathJax.js
-	$(BIN)/python -m grading.classroom feedback
+	$(BIN)/python -m grading.classroom feedback --part $(PART)
 
 grades: $(BIN)/.installed
-	$(BIN)/python -m grading.classroom grades
+	$(BIN)/python -m grading.classroom grades --part $(PART)
 
 ## make demo: release, a simulated class (correct, empty, six classic mistakes, half-finished), grade, table
 demo: $(BIN)/.installed $(VENV)/mathjax/MathJax.js
 	$(if $(filter 1,$(UNSAFE)),ATTENTION_UNSAFE_NO_SANDBOX=1) $(BIN)/python -m grading.classroom demo
 
-## make reference: re-run the master notebooks and refresh model.py and outputs/
+## make reference: re-run both parts' master notebooks; refresh model.py, xslm/ and outputs/
 reference: $(BIN)/.installed
 	$(BIN)/python -m grading.masters --update
 
-## make fingerprints: refresh checkpoints/fingerprints.json after changing probes or mistakes
+## make fingerprints: refresh checkpoints/fingerprints.json and checkpoints/xslm/answers.json
 fingerprints: $(BIN)/.installed
 	$(BIN)/python -m grading.fingerprints
 
@@ -112,5 +117,5 @@ sandbox: $(BIN)/.installed
 	$(BIN)/python -c "from grading import sandbox; sandbox.require(); print('sandbox works here')"
 
 clean:
-	rm -rf release release-* build submitted autograded feedback judged exchange gradebook.db grades.csv gradebook-export.csv \
+	rm -rf release release-* build submitted autograded feedback judged exchange gradebook.db grades.csv grades-*.csv gradebook-export.csv \
 		intake.json .pytest_cache

@@ -42,6 +42,10 @@ def db_url():
 
 # Files the learner produces: graded as submitted, never replaced by the source versions.
 LEARNER_FILES = [MODEL_FILE] + [f"{OUTPUTS}/{name}" for name in ARTIFACT_CHECKS]
+# Part two (assignment "xslm", notebooks/xslm): its learner files and artifacts.
+XSLM_LEARNER_FILES = ["engine.py", "gpt.py"] + [
+    f"{OUTPUTS}/xslm-{name}" for name in ("loss.txt", "weights.json", "samples.txt")
+]
 
 
 def configure(c):
@@ -59,7 +63,7 @@ def configure(c):
     c.Exchange.root = os.path.join(
         ROOT, "exchange"
     )  # nbgrader's release/collect folder, inside the course
-    c.Autograde.exclude_overwriting = {ASSIGNMENT: LEARNER_FILES}
+    c.Autograde.exclude_overwriting = {ASSIGNMENT: LEARNER_FILES, "xslm": XSLM_LEARNER_FILES}
     c.Autograde.pre_convert_hook = "grading.intake.nbgrader_hook"
     # RepairCells: stray or duplicated grading metadata made ordinary, deleted graded cells put back
     c.Autograde.sanitize_preprocessors = [

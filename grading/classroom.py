@@ -16,7 +16,7 @@ import time
 import nbformat
 
 from grader_config import ASSIGNMENT, SQLITE_GRADEBOOK, db_url
-from grading import course, farm, intake, sandbox
+from grading import course, farm, intake, masters, sandbox
 from grading.masters import notebooks
 from grading.mistakes import BUGGY
 from grading.reference import ROOT, load_source_module
@@ -38,38 +38,50 @@ DEMO_MISTAKES = {
 HALF_FINISHED_STEPS = 4
 
 
-def students():
-    """The student ids with a folder in submitted/, sorted ([] when there is no submitted/)."""
-    return (
-        sorted(d for d in os.listdir(SUBMITTED) if os.path.isdir(os.path.join(SUBMITTED, d)))
-        if os.path.isdir(SUBMITTED)
-        else []
+def students(assignment=ASSIGNMENT):
+    """The student ids with a folder in submitted/, sorted ([] when there is no submitted/).
+
+    For part two, only those who handed it in (submitted/<student>/xslm/).
+    """
+    if not os.path.isdir(SUBMITTED):
+        return []
+    return sorted(
+        d
+        for d in os.listdir(SUBMITTED)
+        if os.path.isdir(os.path.join(SUBMITTED, d))
+        and (assignment == ASSIGNMENT or os.path.isdir(os.path.join(SUBMITTED, d, assignment)))
     )
 
 
-def autograde(names=None, jobs=None, scheduler=None, force=None):
+def judged_file(student, name, assignment=ASSIGNMENT):
+    """judged/<student>/<name>.json, or <name>-<assignment>.json for part two."""
+    suffix = "" if assignment == ASSIGNMENT else f"-{assignment}"
+    return os.path.join(JUDGED, student, f"{name}{suffix}.json")
+
+
+def autograde(names=None, jobs=None, scheduler=None, force=None, assignment=ASSIGNMENT):
     """Autograde the class in parallel (grading.farm), with a progress bar; then what went wrong.
 
     Each submission goes through intake, the sandboxed kernel and the judge. Without names, only
     submissions not graded yet (or changed since) are graded, unless force; named ones always are.
     """
     force = (names is not None) if force is None else force
-    names = names or students()
+    names = names or students(assignment)
     if not names:
-        raise SystemExit("no submissions: put them in submitted/<student>/attention/")
+        raise SystemExit(f"no submissions: put them in submitted/<student>/{assignment}/")
     try:
         sandbox.require()
     except sandbox.SandboxUnavailable as err:
         raise SystemExit(str(err)) from None
     start = time.perf_counter()
-    outcomes = farm.autograde(names, jobs, scheduler, force)
+    outcomes = farm.autograde(names, jobs, scheduler, force, assignment)
     for outcome in outcomes:
         failure = (
             [] if outcome.ok else [f"nbgrader could not grade this submission: {outcome.error}"]
         )
-        save_failure(outcome.student, failure)
+        save_failure(outcome.student, failure, assignment)
     for outcome in sorted(outcomes, key=lambda o: o.student):
-        for problem in problems_of(outcome.student):
+        for problem in problems_of(outcome.student, assignment):
             print(f"{outcome.student}: {problem}")
     elapsed = time.perf_counter() - start
     rate = f", {60 * len(outcomes) / elapsed:.1f} a minute" if outcomes else ""
@@ -77,21 +89,21 @@ def autograde(names=None, jobs=None, scheduler=None, force=None):
     return outcomes
 
 
-def save_failure(student, failure):
+def save_failure(student, failure, assignment=ASSIGNMENT):
     """Write nbgrader's failure ([] when it graded) to judged/<student>/nbgrader.json."""
-    path = os.path.join(JUDGED, student, "nbgrader.json")
+    path = judged_file(student, "nbgrader", assignment)
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path, "w", encoding="utf-8") as f:
         json.dump(failure, f)
 
 
-def records(student):
-    """{notebook: the judge's record} for one student."""
+def records(student, assignment=ASSIGNMENT):
+    """{notebook: the judge's record} for one student's submission of an assignment."""
     folder = os.path.join(JUDGED, student)
     if not os.path.isdir(folder):
         return {}
     out = {}
-    for stem in (os.path.splitext(name)[0] for name in notebooks()):
+    for stem in (os.path.splitext(name)[0] for name in notebooks(masters.PARTS[assignment][0])):
         path = os.path.join(folder, stem + ".json")  # the judge's record, named after its notebook
         if os.path.exists(path):
             with open(path, encoding="utf-8") as f:
@@ -99,50 +111,52 @@ def records(student):
     return out
 
 
-def problems_of(student):
+def problems_of(student, assignment=ASSIGNMENT):
     """Every sentence about one submission.
 
-    They come from intake, repairs, kernel deaths, model.py and nbgrader itself.
+    They come from intake, repairs, kernel deaths, the learner's files and nbgrader itself.
     """
-    said = intake.load(student)
-    for record in records(student).values():
+    said = intake.load(student, assignment)
+    for record in records(student, assignment).values():
         said += record["problems"]
-    path = os.path.join(JUDGED, student, "nbgrader.json")
+    path = judged_file(student, "nbgrader", assignment)
     if os.path.exists(path):
         with open(path, encoding="utf-8") as f:
             said += json.load(f)
     return list(dict.fromkeys(said))
 
 
-def diagnoses_of(student):
+def diagnoses_of(student, assignment=ASSIGNMENT):
     """The catalogued mistakes diagnosed in any of one student's cells, sorted, each once."""
     return sorted(
         {
             name
-            for record in records(student).values()
+            for record in records(student, assignment).values()
             for cell in record["cells"].values()
             for name in cell.get("diagnosis", [])
         }
     )
 
 
-def feedback():
+def feedback(assignment=ASSIGNMENT):
     """Generate feedback HTML for every graded student; print where it is, or nbgrader's error."""
-    done = course.nbgrader("generate_feedback", ASSIGNMENT, "--force")
+    done = course.nbgrader("generate_feedback", assignment, "--force")
     print(
-        "feedback in feedback/<student>/attention/" if done.returncode == 0 else done.stderr[-2000:]
+        f"feedback in feedback/<student>/{assignment}/"
+        if done.returncode == 0
+        else done.stderr[-2000:]
     )
 
 
-def grade_table():
+def grade_table(assignment=ASSIGNMENT):
     """[(student, {grade_id: score}, total, max, diagnoses)] from the gradebook."""
     from nbgrader.api import Gradebook, MissingEntry
 
     rows = []
     with Gradebook(db_url()) as gb:
-        for student in students():
+        for student in students(assignment):
             try:
-                submission = gb.find_submission(ASSIGNMENT, student)
+                submission = gb.find_submission(assignment, student)
             except MissingEntry:
                 continue
             scores = {
@@ -150,9 +164,8 @@ def grade_table():
                 for notebook in submission.notebooks
                 for grade in notebook.grades
             }
-            rows.append(
-                (student, scores, submission.score, submission.max_score, diagnoses_of(student))
-            )
+            diagnoses = diagnoses_of(student, assignment)
+            rows.append((student, scores, submission.score, submission.max_score, diagnoses))
     return rows
 
 
@@ -161,9 +174,11 @@ def cell_scores():
     return {student: scores for student, scores, *_ in grade_table()}
 
 
-def grades(path=GRADES_CSV):
-    """Write grades.csv (a row per student, a column per graded cell), print a summary; the rows."""
-    rows = grade_table()
+def grades(path=None, assignment=ASSIGNMENT):
+    """Write grades.csv (grades-xslm.csv for part two: a row per student, a column per graded
+    cell), print a summary; the rows."""
+    path = path or (GRADES_CSV if assignment == ASSIGNMENT else grades_file(assignment))
+    rows = grade_table(assignment)
     columns = sorted({gid for _, scores, _, _, _ in rows for gid in scores})
     with open(path, "w", newline="") as f:
         writer = csv.writer(f)
@@ -172,14 +187,19 @@ def grades(path=GRADES_CSV):
             writer.writerow(
                 [student]
                 + [scores.get(c, 0) for c in columns]
-                + [total, top, " ".join(diagnoses), "; ".join(problems_of(student))]
+                + [total, top, " ".join(diagnoses), "; ".join(problems_of(student, assignment))]
             )
     print(f"wrote {os.path.relpath(path, ROOT)}")
     print(f"{'student':22} {'score':>9}  diagnosis / problems")
     for student, _, total, top, diagnoses in rows:
-        notes = diagnoses + problems_of(student)
+        notes = diagnoses + problems_of(student, assignment)
         print(f"{student:22} {total:5.1f}/{top:<3.0f}  {'; '.join(notes) or '-'}")
     return rows
+
+
+def grades_file(assignment):
+    """grades-<assignment>.csv beside grades.csv: part two's table."""
+    return os.path.join(os.path.dirname(GRADES_CSV), f"grades-{assignment}.csv")
 
 
 def defined_step(source):
@@ -223,6 +243,36 @@ def write_submission(student, replace=None, steps=None, edition="en"):
                 save_section(step, cell.source, model_path)
     if steps is None:
         write_outputs(dest, model_path)
+    return dest
+
+
+def write_xslm_submission(student, mistake=None):
+    """A simulated learner of part two: its student edition solved as the masters solve it,
+    engine.py and gpt.py saved from those cells (with one catalogued mistake of xslm/mistakes.py
+    if named), and the reference's three artifacts."""
+    import re
+
+    from checkpoints.xslm import files
+    from xslm.mistakes import MISTAKES
+
+    dest = os.path.join(SUBMITTED, student, "xslm")
+    shutil.rmtree(os.path.dirname(dest), ignore_errors=True)
+    shutil.copytree(course.release_folder(assignment="xslm"), dest)
+    solutions = course.solution_cells(masters.XSLM_SOURCE)
+    for name in course.notebooks(dest):
+        book = course.fill(nbformat.read(os.path.join(dest, name), 4), solutions)
+        nbformat.write(book, os.path.join(dest, name))
+    for source in solutions.values():
+        defined = [n for n in re.findall(r"^(?:def|class) (\w+)", source, re.M) if n in files.STEPS]
+        files.save_section(defined[0], source, dest)
+    for filename, was, now in MISTAKES.get(mistake, []):
+        with open(os.path.join(dest, filename), encoding="utf-8") as f:
+            text = f.read()
+        with open(os.path.join(dest, filename), "w", encoding="utf-8") as f:
+            f.write(text.replace(was, now, 1))
+    os.makedirs(os.path.join(dest, "outputs"), exist_ok=True)
+    for artifact in masters.XSLM_ARTIFACTS:
+        shutil.copy(os.path.join(ROOT, "outputs", artifact), os.path.join(dest, "outputs"))
     return dest
 
 
@@ -316,26 +366,29 @@ def demo():
 
 def main(argv):
     """Run the command argv names: autograde [--jobs N] [--scheduler URL] [--force], feedback,
-    grades or demo."""
+    grades or demo; autograde, feedback and grades take [--part xslm] for part two."""
     commands = {"autograde": autograde, "feedback": feedback, "grades": grades, "demo": demo}
-    if not argv or argv[0] not in commands or (argv[0] != "autograde" and len(argv) > 1):
-        raise SystemExit(
-            f"usage: python -m grading.classroom {{{'|'.join(commands)}}}"
-            " (autograde takes [--jobs N] [--scheduler tcp://host:8786|local] [--force])"
-        )
-    if argv[0] != "autograde":
-        return commands[argv[0]]()
+    usage = (
+        f"usage: python -m grading.classroom {{{'|'.join(commands)}}} [--part attention|xslm]"
+        " (autograde also takes [--jobs N] [--scheduler tcp://host:8786|local] [--force])"
+    )
+    if not argv or argv[0] not in commands:
+        raise SystemExit(usage)
     options, args = {}, argv[1:]
     while args:
         flag = args.pop(0)
-        if flag == "--force":
+        if flag == "--force" and argv[0] == "autograde":
             options["force"] = True
-        elif flag in ("--jobs", "--scheduler") and args:
+        elif flag in ("--jobs", "--scheduler") and args and argv[0] == "autograde":
             value = args.pop(0)
             options[flag[2:]] = int(value) if flag == "--jobs" else value
+        elif flag == "--part" and args and argv[0] != "demo":
+            options["assignment"] = args.pop(0)
+            if options["assignment"] not in masters.PARTS:
+                raise SystemExit(f"no part {options['assignment']!r}: {', '.join(masters.PARTS)}")
         else:
-            raise SystemExit(f"autograde: unknown option {flag!r}")
-    autograde(**options)
+            raise SystemExit(f"{argv[0]}: unknown option {flag!r}\n{usage}")
+    return commands[argv[0]](**options)
 
 
 if __name__ == "__main__":

@@ -3,6 +3,8 @@
 python -m grading.course release [--edition ko]   # student edition in release/attention
                                                   # (another edition: release-ko/attention)
 python -m grading.course workspace [--edition ko] # learner workspace in workspace/
+python -m grading.course release --part xslm      # part two's student edition: release/xslm
+python -m grading.course workspace --part xslm    # part two's notebooks, in the same workspace
 """
 
 import os
@@ -14,7 +16,7 @@ import nbformat
 
 from checkpoints.i18n import DEFAULT as ENGLISH
 from grader_config import ASSIGNMENT
-from grading.masters import SOURCE, notebooks
+from grading.masters import PARTS, SOURCE, install_package, notebooks
 from grading.reference import ROOT
 
 RELEASE = os.path.join(ROOT, "release", ASSIGNMENT)
@@ -47,12 +49,16 @@ def folder_size(path):
     return sum(os.path.getsize(os.path.join(d, f)) for d, _, files in os.walk(path) for f in files)
 
 
-def release_folder(edition=ENGLISH):
+def release_folder(edition=ENGLISH, assignment=ASSIGNMENT):
     """Where an edition's student edition goes: release/attention, release-ko/attention, ..."""
-    return RELEASE if edition == ENGLISH else os.path.join(ROOT, f"release-{edition}", ASSIGNMENT)
+    top = "release" if edition == ENGLISH else f"release-{edition}"
+    return os.path.join(ROOT, top, assignment)
 
 
-def release(edition=ENGLISH):
+LEARNER_FILES = ("model.py", "engine.py", "gpt.py", "outputs")
+
+
+def release(edition=ENGLISH, assignment=ASSIGNMENT):
     """Build the student edition of one language edition; refuse if the master folder holds
     learner files.
 
@@ -63,15 +69,21 @@ def release(edition=ENGLISH):
     """
     from grading import editions
 
-    leftovers = [n for n in ("model.py", "outputs") if os.path.exists(os.path.join(SOURCE, n))]
+    if assignment not in PARTS:
+        raise SystemExit(f"no part {assignment!r}: there are {', '.join(PARTS)}")
+    source = PARTS[assignment][0]
+    leftovers = [n for n in LEARNER_FILES if os.path.exists(os.path.join(source, n))]
     if leftovers:
         raise SystemExit(
-            f"notebooks/{ASSIGNMENT} holds {', '.join(leftovers)} from running the masters in "
+            f"notebooks/{assignment} holds {', '.join(leftovers)} from running the masters in "
             "place; they would ship to learners. Delete them (they are git-ignored) and retry."
         )
     if edition not in editions.languages():
         raise SystemExit(f"no edition {edition!r}: there are {', '.join(editions.languages())}")
-    print(f"generating the {edition} student edition of {len(notebooks())} notebooks ...")
+    if assignment != ASSIGNMENT and edition != ENGLISH:
+        raise SystemExit(f"part two ({assignment}) has no {edition} edition yet: only en")
+    count = len(notebooks(source))
+    print(f"generating the {edition} student edition of {assignment}: {count} notebooks ...")
     flags = []
     if edition != ENGLISH:
         source = os.path.relpath(editions.build(edition), ROOT)
@@ -80,11 +92,13 @@ def release(edition=ENGLISH):
             f"--CourseDirectory.source_directory={source}",
             f"--CourseDirectory.release_directory=release-{edition}",
         ]
-    done = nbgrader("generate_assignment", ASSIGNMENT, "--force", *flags, edition=edition)
+    done = nbgrader("generate_assignment", assignment, "--force", *flags, edition=edition)
     if done.returncode != 0:
         print(done.stdout[-3000:] + done.stderr[-3000:])
         raise SystemExit("nbgrader generate_assignment failed (its log is above)")
-    folder = release_folder(edition)
+    folder = release_folder(edition, assignment)
+    if os.path.islink(os.path.join(source, "checkpoints")):
+        install_package(folder)
     files = sum(len(f) for _, _, f in os.walk(folder))
     where = os.path.relpath(folder, ROOT)
     print(f"{where}: {files} files, {folder_size(folder) / 1024:.0f} KiB")
@@ -119,11 +133,15 @@ def fill(book, solutions, replace=None):
     return book
 
 
-def workspace(dest=WORKSPACE, edition=ENGLISH):
-    """Copy the student edition into dest without touching anything the learner already has."""
-    from checkpoints.modelfile import ensure_model
+def workspace(dest=WORKSPACE, edition=ENGLISH, assignment=ASSIGNMENT):
+    """Copy the student edition into dest without touching anything the learner already has.
 
-    released = release(edition)
+    Both parts share one workspace: part two's notebooks go beside part one's.
+    """
+    from checkpoints.modelfile import ensure_model
+    from checkpoints.xslm.files import ensure_files
+
+    released = release(edition, assignment)
     os.makedirs(dest, exist_ok=True)
     kept = 0
     edition_file = os.path.join(dest, "checkpoints", "locales", "edition")
@@ -140,6 +158,8 @@ def workspace(dest=WORKSPACE, edition=ENGLISH):
                 continue
             shutil.copy(source, target)
     ensure_model(os.path.join(dest, "model.py"))
+    if assignment != ASSIGNMENT:
+        ensure_files(dest)
     print(
         f"workspace ready in {os.path.relpath(dest, ROOT)}/ "
         f"({kept} of your notebooks kept as they were)"
@@ -148,18 +168,22 @@ def workspace(dest=WORKSPACE, edition=ENGLISH):
 
 
 def main(argv):
-    """release [--edition CODE] | workspace [folder] [--edition CODE]."""
-    argv, edition = list(argv), ENGLISH
-    if "--edition" in argv:
-        at = argv.index("--edition")
-        edition = argv[at + 1] if at + 1 < len(argv) else ""
-        del argv[at : at + 2]
+    """release | workspace [folder], each with [--edition CODE] [--part NAME]."""
+    argv, options = list(argv), {"--edition": ENGLISH, "--part": ASSIGNMENT}
+    for flag in options:
+        if flag in argv:
+            at = argv.index(flag)
+            options[flag] = argv[at + 1] if at + 1 < len(argv) else ""
+            del argv[at : at + 2]
+    edition, assignment = options["--edition"], options["--part"]
     if argv[:1] == ["release"] and len(argv) == 1:
-        return release(edition)
+        return release(edition, assignment)
     if argv[:1] == ["workspace"] and len(argv) <= 2:
-        return workspace(*[os.path.abspath(a) for a in argv[1:]], edition=edition)
+        folders = [os.path.abspath(a) for a in argv[1:]]
+        return workspace(*folders, edition=edition, assignment=assignment)
     raise SystemExit(
-        "usage: python -m grading.course {release|workspace [folder]} [--edition en|ko|ja]"
+        "usage: python -m grading.course {release|workspace [folder]} [--edition en|ko|ja] "
+        "[--part attention|xslm]"
     )
 
 

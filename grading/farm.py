@@ -60,11 +60,11 @@ class Outcome:
 # ── what "already graded" means ──
 
 
-def submission_digest(student):
+def submission_digest(student, assignment=ASSIGNMENT):
     """sha256 over the paths and contents of a submission's files (a link counts as its target's
     name): a resubmission that changes any byte is graded again, whatever its timestamps say."""
     digest = hashlib.sha256()
-    folder = os.path.join(SUBMITTED, student, ASSIGNMENT)
+    folder = os.path.join(SUBMITTED, student, assignment)
     for here, _, files in sorted(os.walk(folder)):
         for name in sorted(files):
             path = os.path.join(here, name)
@@ -77,21 +77,22 @@ def submission_digest(student):
     return digest.hexdigest()
 
 
-def marker(student):
-    """judged/<student>/graded.json: the record that a grading ran to its end."""
-    return os.path.join(JUDGED, student, "graded.json")
+def marker(student, assignment=ASSIGNMENT):
+    """judged/<student>/graded.json (graded-xslm.json for part two): a grading ran to its end."""
+    name = "graded.json" if assignment == ASSIGNMENT else f"graded-{assignment}.json"
+    return os.path.join(JUDGED, student, name)
 
 
-def is_graded(student):
+def is_graded(student, assignment=ASSIGNMENT):
     """True when this submission, as it is now, was graded to the end by an earlier run."""
     try:
-        with open(marker(student), encoding="utf-8") as f:
-            return json.load(f).get("digest") == submission_digest(student)
+        with open(marker(student, assignment), encoding="utf-8") as f:
+            return json.load(f).get("digest") == submission_digest(student, assignment)
     except (OSError, ValueError):
         return False
 
 
-def students_in_gradebook():
+def students_in_gradebook(assignment=ASSIGNMENT):
     """The students the gradebook holds a submission of this assignment for."""
     from nbgrader.api import Gradebook, MissingEntry
 
@@ -99,15 +100,15 @@ def students_in_gradebook():
 
     with Gradebook(db_url()) as gb:
         try:
-            return {sub.student_id for sub in gb.assignment_submissions(ASSIGNMENT)}
+            return {sub.student_id for sub in gb.assignment_submissions(assignment)}
         except MissingEntry:
             return set()
 
 
-def mark_graded(student, digest):
+def mark_graded(student, digest, assignment=ASSIGNMENT):
     """Written last, after nbgrader finished: an interrupted grading leaves no marker."""
-    os.makedirs(os.path.dirname(marker(student)), exist_ok=True)
-    with open(marker(student), "w", encoding="utf-8") as f:
+    os.makedirs(os.path.dirname(marker(student, assignment)), exist_ok=True)
+    with open(marker(student, assignment), "w", encoding="utf-8") as f:
         json.dump({"digest": digest, "when": time.time()}, f)
 
 
@@ -127,22 +128,22 @@ def nbgrader_config():
     return config
 
 
-def autograde_one(student):
+def autograde_one(student, assignment=ASSIGNMENT):
     """nbgrader's Autograde for one student, in this process; raises when nbgrader gives up."""
     from nbgrader.converters import Autograde
     from nbgrader.coursedir import CourseDirectory
 
     config = nbgrader_config()
     coursedir = CourseDirectory(config=config)
-    coursedir.assignment_id, coursedir.student_id = ASSIGNMENT, student
+    coursedir.assignment_id, coursedir.student_id = assignment, student
     converter = Autograde(coursedir=coursedir, config=config)
     converter.force = True
-    digest = submission_digest(student)
+    digest = submission_digest(student, assignment)
     try:
         converter.start()  # nbgrader raises NbGraderException when a notebook could not be graded
     finally:
         warm_kernels.close()  # nothing of this submission's sandbox outlives its grading
-    mark_graded(student, digest)
+    mark_graded(student, digest, assignment)
 
 
 class ErrorLog(logging.Handler):
@@ -158,17 +159,19 @@ class ErrorLog(logging.Handler):
 
 
 def serve(lines=sys.stdin, reply=sys.stdout):
-    """Answer {"student": id} lines with {"student", "ok", "error"} lines until stdin closes."""
+    """Answer {"student": id, "assignment": name} lines with {"student", "ok", "error"} lines
+    until stdin closes."""
     errors = ErrorLog()
     root = logging.getLogger()
     root.handlers[:] = [errors]  # nbgrader's progress lines would flood the pipes otherwise
     root.setLevel(logging.ERROR)
     for line in lines:
-        student = json.loads(line)["student"]
+        request = json.loads(line)
+        student = request["student"]
         crash_once_for_tests(student)
         errors.lines.clear()
         try:
-            autograde_one(student)
+            autograde_one(student, request.get("assignment", ASSIGNMENT))
             answer = {"student": student, "ok": True, "error": ""}
         except BaseException as err:  # nbgrader's own failure, or anything under it
             why = errors.lines[0] if errors.lines else f"{type(err).__name__}: {err}"
@@ -203,11 +206,12 @@ class Server:
             start_new_session=True,  # its kernels and judges die with it on stop()
         )
 
-    def grade(self, student):
+    def grade(self, student, assignment=ASSIGNMENT):
         """(ok, error) for one submission; ok is None when the server died or hung on it."""
         deadline = submission_seconds()
         try:
-            self.process.stdin.write(json.dumps({"student": student}) + "\n")
+            request = {"student": student, "assignment": assignment}
+            self.process.stdin.write(json.dumps(request) + "\n")
             self.process.stdin.flush()
             if not select.select([self.process.stdout], [], [], deadline)[0]:
                 self.stop()
@@ -232,7 +236,7 @@ class Server:
 # ── many at once ──
 
 
-def grade_locally(students, jobs, progress):
+def grade_locally(students, jobs, progress, assignment=ASSIGNMENT):
     """Grade with `jobs` servers sharing one queue; a dead server is replaced."""
     todo = queue.Queue()
     for student in students:
@@ -247,7 +251,7 @@ def grade_locally(students, jobs, progress):
                     student, attempt = todo.get_nowait()
                 except queue.Empty:
                     return
-                ok, error = server.grade(student)
+                ok, error = server.grade(student, assignment)
                 if ok is None:  # the server died on it: a fresh server, and one more try
                     server.stop()
                     server = Server()
@@ -274,12 +278,12 @@ def grade_locally(students, jobs, progress):
 _SERVER = None  # the grading server of this Dask worker process, started by its first task
 
 
-def grade_on_worker(student):
+def grade_on_worker(student, assignment=ASSIGNMENT):
     """A Dask task: one submission, graded by this worker machine's warm server."""
     global _SERVER
     if _SERVER is None or _SERVER.process.poll() is not None:
         _SERVER = Server()
-    ok, error = _SERVER.grade(student)
+    ok, error = _SERVER.grade(student, assignment)
     if ok is None:
         _SERVER.stop()
         _SERVER = None
@@ -287,7 +291,7 @@ def grade_on_worker(student):
     return Outcome(student, ok, error)
 
 
-def grade_on_cluster(students, scheduler, progress):
+def grade_on_cluster(students, scheduler, progress, assignment=ASSIGNMENT):
     """Grade through Dask: `local` starts a cluster on this machine, else a scheduler address."""
     from dask.distributed import Client, LocalCluster, as_completed
 
@@ -297,8 +301,8 @@ def grade_on_cluster(students, scheduler, progress):
         scheduler = cluster.scheduler_address
     outcomes = []
     with Client(scheduler) as client:
-        futures = {client.submit(grade_on_worker, s, retries=ATTEMPTS - 1, pure=False): s
-                   for s in students}  # fmt: skip
+        futures = {client.submit(grade_on_worker, s, assignment, retries=ATTEMPTS - 1,
+                                 pure=False): s for s in students}  # fmt: skip
         for future in as_completed(futures):
             try:
                 outcome = future.result()
@@ -311,12 +315,13 @@ def grade_on_cluster(students, scheduler, progress):
     return outcomes
 
 
-def autograde(students, jobs=None, scheduler=None, force=False):
+def autograde(students, jobs=None, scheduler=None, force=False, assignment=ASSIGNMENT):
     """Grade every submission not graded yet (or all with force); [Outcome], one per student."""
     from tqdm import tqdm
 
-    in_gradebook = set() if force else students_in_gradebook()
-    todo = [s for s in students if force or not (s in in_gradebook and is_graded(s))]
+    in_gradebook = set() if force else students_in_gradebook(assignment)
+    graded = {s for s in students if s in in_gradebook and is_graded(s, assignment)}
+    todo = [s for s in students if force or s not in graded]
     skipped = len(students) - len(todo)
     if skipped:
         print(
@@ -327,7 +332,8 @@ def autograde(students, jobs=None, scheduler=None, force=False):
         return []
     jobs = jobs or os.cpu_count() or 1
     where = f"Dask at {scheduler}" if scheduler else f"{jobs} local workers"
-    bar = tqdm(total=len(todo), unit="submission", desc=f"autograde ({where})", file=sys.stdout)
+    bar = tqdm(total=len(todo), unit="submission", desc=f"autograde {assignment} ({where})",
+               file=sys.stdout)  # fmt: skip
     failures = []
 
     def progress(outcome):
@@ -339,8 +345,8 @@ def autograde(students, jobs=None, scheduler=None, force=False):
 
     try:
         if scheduler:
-            return grade_on_cluster(todo, scheduler, progress)
-        return grade_locally(todo, jobs, progress)
+            return grade_on_cluster(todo, scheduler, progress, assignment)
+        return grade_locally(todo, jobs, progress, assignment)
     finally:
         bar.close()
 

@@ -5,6 +5,8 @@
   moved) to the name nbgrader expects;
 - symbolic links and special files are removed (nbgrader would copy what a link points at, which
   could be any file of the instructor's);
+- part two's folder gets the course's checkpoints package, which nbgrader itself copies for part
+  one only (part two's master folder links to it);
 - what was wrong is returned as plain sentences for grades.csv.
 
 `make autograde` runs it for each student; nbgrader runs it too, as `Autograde.pre_convert_hook`,
@@ -20,7 +22,7 @@ import stat
 import nbformat
 
 from grader_config import ASSIGNMENT
-from grading.masters import SOURCE, notebooks
+from grading.masters import PARTS, install_package, notebooks
 from grading.reference import ROOT
 
 JUDGED = os.path.join(ROOT, "judged")
@@ -31,11 +33,12 @@ def grade_ids(book):
     return {c.metadata.get("nbgrader", {}).get("grade_id") for c in book.cells} - {None}
 
 
-def expected_notebooks():
-    """{notebook file name: its grade ids}, from the master notebooks."""
+def expected_notebooks(assignment=ASSIGNMENT):
+    """{notebook file name: its grade ids}, from the assignment's master notebooks."""
+    source = PARTS[assignment][0]
     return {
-        name: grade_ids(nbformat.read(os.path.join(SOURCE, name), as_version=4))
-        for name in notebooks()
+        name: grade_ids(nbformat.read(os.path.join(source, name), as_version=4))
+        for name in notebooks(source)
     }
 
 
@@ -66,16 +69,18 @@ def read_notebooks(folder):
     return readable
 
 
-def intake(folder):
-    """Repair one submission folder in place (originals kept).
+def intake(folder, assignment=ASSIGNMENT):
+    """Repair one submission folder of an assignment in place (originals kept).
 
     Return what was wrong, in plain words.
     """
     if not os.path.isdir(folder):
-        return [f"no {ASSIGNMENT}/ folder in this submission: nothing to grade"]
+        return [f"no {assignment}/ folder in this submission: nothing to grade"]
     problems = remove_links(folder)
+    if os.path.islink(os.path.join(PARTS[assignment][0], "checkpoints")):
+        install_package(folder)  # nbgrader would not copy the linked package from the source
     readable = read_notebooks(folder)
-    expected = expected_notebooks()
+    expected = expected_notebooks(assignment)
     for name, ids in expected.items():
         twins = [
             other
@@ -104,16 +109,22 @@ def intake(folder):
     return problems
 
 
-def save(student, problems):
-    """Write one student's intake problems to judged/<student>/intake.json."""
+def intake_file(student, assignment=ASSIGNMENT):
+    """judged/<student>/intake.json (part one) or intake-<assignment>.json (another part)."""
+    name = "intake.json" if assignment == ASSIGNMENT else f"intake-{assignment}.json"
+    return os.path.join(JUDGED, student, name)
+
+
+def save(student, problems, assignment=ASSIGNMENT):
+    """Write one student's intake problems of an assignment to judged/<student>/."""
     os.makedirs(os.path.join(JUDGED, student), exist_ok=True)
-    with open(os.path.join(JUDGED, student, "intake.json"), "w", encoding="utf-8") as f:
+    with open(intake_file(student, assignment), "w", encoding="utf-8") as f:
         json.dump(problems, f, indent=1, ensure_ascii=False)
 
 
-def load(student):
+def load(student, assignment=ASSIGNMENT):
     """One student's intake problems, as save wrote them ([] if intake never ran)."""
-    path = os.path.join(JUDGED, student, "intake.json")
+    path = intake_file(student, assignment)
     if not os.path.exists(path):
         return []
     with open(path, encoding="utf-8") as f:
@@ -129,7 +140,7 @@ def nbgrader_hook(assignment, student, notebooks):
     if not notebooks:
         return
     folder = os.path.dirname(os.path.abspath(notebooks[0]))
-    save(os.path.basename(os.path.dirname(folder)), intake(folder))
+    save(os.path.basename(os.path.dirname(folder)), intake(folder, assignment), assignment)
     notebooks[:] = sorted(
         os.path.join(folder, f) for f in os.listdir(folder) if f.endswith(".ipynb")
     )

@@ -160,13 +160,16 @@ class Worker:
         self.dead = why
         raise WorkerFailed(why)
 
-    def call(self, name, args, kwargs):
-        """Run one learner function on plain inputs; its value, or its exception as an object."""
+    def call(self, name, args, kwargs, seconds=None):
+        """Run one learner function on plain inputs; its value, or its exception as an object.
+
+        seconds: how long the call may take (CALL_SECONDS unless a longer call is expected).
+        """
         if self.dead:
             raise WorkerFailed(said("not_run", reason=self.dead))
         self.send({"call": name, "args": args, "kwargs": kwargs})
         while True:
-            message = self.receive()
+            message = self.receive(seconds)
             if "oracle" not in message:
                 return learner_exception(message) if "raises" in message else message.get("value")
             self.send(self.answer_oracle(message))
@@ -506,9 +509,12 @@ class Judgement:
 
 
 def fingerprint(folder):
-    """Digest of what the judge reads from a submission: model.py and the artifacts."""
+    """Digest of what the judges read from a submission: the learner's files and artifacts
+    (model.py for part one; engine.py, gpt.py for part two)."""
+    from grader_config import LEARNER_FILES, XSLM_LEARNER_FILES
+
     digest = hashlib.sha256()
-    for rel in ["model.py"] + [os.path.join("outputs", n) for n in sorted(ARTIFACT_CHECKS)]:
+    for rel in sorted(set(LEARNER_FILES + XSLM_LEARNER_FILES)):
         digest.update(
             rel.encode()
             + b"\0"

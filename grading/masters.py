@@ -46,6 +46,22 @@ PARTS = {
 }
 
 
+def install_package(folder):
+    """Put a fresh copy of the learner-side checkpoints package into folder (any old one goes).
+
+    Part two's master folder holds the package as a link to part one's, and nbgrader copies no
+    linked folder: its release and each of its submissions get the package this way instead.
+    """
+    target = os.path.join(folder, "checkpoints")
+    if os.path.islink(target) or os.path.isfile(target):
+        os.unlink(target)
+    elif os.path.isdir(target):
+        shutil.rmtree(target)
+    shutil.copytree(
+        os.path.join(SOURCE, "checkpoints"), target, ignore=shutil.ignore_patterns("__pycache__")
+    )
+
+
 def notebooks(folder=SOURCE):
     """The master notebooks' file names, in step order."""
     return sorted(f for f in os.listdir(folder) if f.endswith(".ipynb"))

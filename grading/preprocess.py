@@ -14,6 +14,7 @@ What the kernel prints in a graded cell is discarded: the scores nbgrader saves 
 
 import json
 import os
+import re
 import shutil
 import tempfile
 
@@ -25,7 +26,7 @@ from traitlets import Bool
 
 from checkpoints import i18n
 from grader_config import ASSIGNMENT, SOURCE_DIR
-from grading import judge, sandbox, warm_kernels
+from grading import judge, sandbox, warm_kernels, xslm_judge
 from grading.intake import JUDGED, remove_links
 from grading.reference import ROOT
 
@@ -55,9 +56,9 @@ class RepairCells(NbGraderPreprocessor):
 
     def preprocess(self, nb, resources):
         """Known cells get the source's metadata, others become ordinary, missing ones come back."""
-        name = resources["nbgrader"]["notebook"]
+        name, assignment = resources["nbgrader"]["notebook"], resources["nbgrader"]["assignment"]
         source = nbformat.read(
-            os.path.join(ROOT, SOURCE_DIR, ASSIGNMENT, name + ".ipynb"), as_version=4
+            os.path.join(ROOT, SOURCE_DIR, assignment, name + ".ipynb"), as_version=4
         )
         known = {
             c.metadata.nbgrader["grade_id"]: c for c in source.cells if "nbgrader" in c.metadata
@@ -301,18 +302,25 @@ class SandboxedExecute(Execute):
 _current = {}  # the one Judgement alive: nbgrader grades a student's notebooks one after another
 
 
-def judgement_for(student):
-    """The Judgement of this student's model.py and outputs/, shared by their notebooks.
+def judgement_for(student, assignment=ASSIGNMENT):
+    """The Judgement of this student's submission of an assignment, shared by its notebooks.
 
-    Any other Judgement is closed.
+    Part one is judged on model.py and outputs/, part two (xslm) on engine.py, gpt.py and
+    outputs/. Any other Judgement is closed.
     """
-    folder = os.path.join(SUBMITTED, student, ASSIGNMENT)
-    key = (student, judge.fingerprint(folder))
+    folder = os.path.join(SUBMITTED, student, assignment)
+    key = (student, assignment, judge.fingerprint(folder))
     if key not in _current:
         for old in list(_current):
             _current.pop(old).close()  # its workers end now, not when nbgrader exits
-        _current[key] = judge.Judgement(folder)
+        part_two = assignment == xslm_judge.ASSIGNMENT
+        _current[key] = (xslm_judge.XslmJudgement if part_two else judge.Judgement)(folder)
     return _current[key]
+
+
+def graded_cells(assignment):
+    """{grade_id: (kind, what)} of the assignment's graded cells."""
+    return xslm_judge.CELLS if assignment == xslm_judge.ASSIGNMENT else judge.CELLS
 
 
 def verdict_outputs(verdict):
@@ -343,11 +351,12 @@ class JudgeCells(NbGraderPreprocessor):
     def preprocess(self, nb, resources):
         """Graded code cells show the judge's verdict, not the kernel's output; write the record."""
         info = resources["nbgrader"]
-        judgement = judgement_for(info["student"])
+        judgement = judgement_for(info["student"], info["assignment"])
+        graded = graded_cells(info["assignment"])
         cells = {}
         for cell in nb.cells:
             grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
-            if cell.cell_type != "code" or grade_id not in judge.CELLS:
+            if cell.cell_type != "code" or grade_id not in graded:
                 continue
             with i18n.speaking(resources.get("attention_edition", i18n.DEFAULT)):
                 verdict = judgement.verdict(grade_id)
@@ -356,20 +365,22 @@ class JudgeCells(NbGraderPreprocessor):
         problems = recalled_problems(info["student"], info["notebook"]) + resources.get(
             "attention_problems", []
         )
-        record = {"cells": cells, "problems": problems + relevant(judgement.problems, cells)}
+        found = relevant(judgement.problems, cells, graded)
+        record = {"cells": cells, "problems": problems + found}
         with open(record_path(info["student"], info["notebook"]), "w", encoding="utf-8") as f:
             json.dump(record, f, indent=1, sort_keys=True, ensure_ascii=False)
         return nb, resources
 
 
-def relevant(problems, cells):
-    """The submission's model.py problems that concern this notebook's cells.
+def relevant(problems, cells, graded=None):
+    """The submission's file problems that concern this notebook's cells.
 
     Each is said once, where it costs.
     """
-    names = {judge.CELLS[g][1] for g in cells}
+    names = {(graded or judge.CELLS)[g][1] for g in cells}
     return [
         p
         for p in problems
-        if not p.startswith("model.py: the ") or any(f" {n} section" in p for n in names)
+        if not re.match(r"(model|engine|gpt)\.py: the ", p)
+        or any(f" {n} section" in p for n in names)
     ]

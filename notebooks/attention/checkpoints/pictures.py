@@ -183,6 +183,9 @@ def show_growth(lengths):
 
 def show_curve(values, width=480, height=200, smooth=20):
     """A loss curve: every step in light grey, the mean of each `smooth` steps in dark blue."""
+    if not values:
+        return Picture("<svg xmlns='http://www.w3.org/2000/svg' width='1' height='1'/>",
+                       say("curve_empty"))  # fmt: skip
     top, bottom = max(values), min(min(values), 0.0)
     span = (top - bottom) or 1.0
 

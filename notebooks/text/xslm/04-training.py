@@ -24,7 +24,14 @@ import json
 import math
 import random
 
-from checkpoints.xslm import check, check_artifact, save, show_curve, write_artifact
+from checkpoints.xslm import (
+    check,
+    check_artifact,
+    save,
+    show_curve,
+    steps_to_train,
+    write_artifact,
+)
 from checkpoints.xslm.corpus import decode, encode, read_corpus, vocabulary, windows
 from engine import softmax
 from gpt import GPT
@@ -131,6 +138,9 @@ hidden("learning")
 # on them, so their loss says whether it learned the language or just the windows it saw), and runs 240
 # steps on windows drawn in a seeded order, with rate 0.5. Each step builds a graph of about 30,000
 # `Value`s, so this takes 20 to 40 seconds.
+#
+# (When nbgrader grades your notebook, `steps_to_train` gives 0: the loop is skipped, and the curve and
+# weights you saved below are judged as they are.)
 
 # %% id="xslm04-train-loop" nbgrader={"grade": false, "grade_id": "xslm04-train-loop", "locked": true, "schema_version": 3, "solution": false}
 import time
@@ -141,7 +151,7 @@ train = pairs[: -len(pairs) // 10]
 rng = random.Random(0)
 model = GPT(len(vocab), 8, 12, seed=7)
 losses, start = [], time.perf_counter()
-for step in range(240):
+for step in range(steps_to_train(240)):
     inputs, targets = train[rng.randrange(len(train))]
     losses.append(train_step(model, inputs, targets, 0.5))
     if step % 40 == 0 or step == 239:

@@ -26,6 +26,7 @@ __all__ = [
     "check_artifact",
     "write_artifact",
     "show_curve",
+    "steps_to_train",
     "ensure_files",
 ]
 
@@ -100,6 +101,11 @@ def hint(name):
     """The checkpoint again, with a closer hint for each failing check; again: the formula."""
     HINT_LEVELS[name] = min(HINT_LEVELS.get(name, 0) + 1, 2)
     show(_report(name, HINT_LEVELS[name]))
+
+
+def steps_to_train(steps):
+    """`steps`, or 0 while nbgrader grades: the judge reads the curve and weights as submitted."""
+    return 0 if grading() else steps
 
 
 def hidden(name):

@@ -177,11 +177,13 @@ def loss_and_gradients(engine, gpt, dims, state, inputs, targets):
 
 
 def training(engine, gpt, dims, state, pairs, rate, steps):
-    """train_step over the pairs in turn, `steps` times: [each step's loss, the mean loss after]."""
+    """train_step over the pairs in turn, `steps` times: [each step's loss, the mean loss of the
+    pairs before training, and after]."""
     m = model(gpt, dims, state)
+    before = sum(number(gpt.loss(m, i, t)) for i, t in pairs) / len(pairs)
     losses = [float(gpt.train_step(m, *pairs[k % len(pairs)], rate)) for k in range(steps)]
     after = sum(number(gpt.loss(m, i, t)) for i, t in pairs) / len(pairs)
-    return [losses, after]
+    return [losses, before, after]
 
 
 def sample(engine, gpt, dims, state, prompt, steps, temperature, seed):

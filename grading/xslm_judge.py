@@ -1,0 +1,397 @@
+"""The trusted judge for part two: every graded cell of notebooks/xslm, decided outside the kernel.
+
+For one submission it reads engine.py, gpt.py and outputs/ as submitted, and runs part two's
+probes on them in sandboxed workers (grading/worker.py, the same worker as part one's judge).
+Each checkpoint is judged alone (isolation): its worker holds the learner's section of that
+checkpoint, and the reference's sections for everything it builds on. A worker that holds
+reference code could smuggle it out through the values a report shows, so those reports show
+the claims and the expected values only, never the learner's. Artifacts are recomputed here with
+the reference: no learner code is needed to judge them.
+
+    python -m grading.xslm_judge submitted/<student>/xslm   # print every graded cell's verdict
+"""
+
+import json
+import os
+import sys
+import time
+import zlib
+from dataclasses import replace
+
+import xslm
+from checkpoints import i18n
+from checkpoints.compare import first_difference
+from checkpoints.modelfile import foreign_imports, read_sections
+from checkpoints.xslm import artifacts, checks, files
+from checkpoints.xslm.checks import VISIBLE, Probe, checkpoint_report, signature
+from grading import sandbox, xslm_hidden
+from grading.judge import (
+    Budget,
+    Verdict,
+    Worker,
+    WorkerFailed,
+    failed_report,
+    read_plain_file,
+    report_verdict,
+    safely,
+)
+from grading.reference import ROOT
+
+ASSIGNMENT = "xslm"  # part two's nbgrader assignment: notebooks/xslm
+PROBES_FILE = os.path.join(ROOT, "checkpoints", "xslm", "probes.py")
+LONG_CALL_SECONDS = 60.0  # a training probe runs 20 steps of a 1,248-parameter model
+
+# Every graded cell of part two: grade_id -> (kind, what it judges). A test keeps it equal to the
+# master notebooks' graded cells.
+CELLS = {
+    "xslm01-value-checks": ("visible", "Value"),
+    "xslm01-value-hidden": ("hidden", "Value"),
+    "xslm02-softmax-checks": ("visible", "softmax"),
+    "xslm02-linear-checks": ("visible", "linear"),
+    "xslm02-norm-checks": ("visible", "norm"),
+    "xslm02-layers-hidden": ("hidden", "layers"),
+    "xslm03-gpt-checks": ("visible", "GPT"),
+    "xslm03-gpt-hidden": ("hidden", "GPT"),
+    "xslm04-loss-checks": ("visible", "loss"),
+    "xslm04-train-step-checks": ("visible", "train_step"),
+    "xslm04-learning-hidden": ("hidden", "learning"),
+    "xslm04-loss-artifact": ("artifact", artifacts.LOSS_FILE),
+    "xslm05-generate-checks": ("visible", "generate"),
+    "xslm05-generate-hidden": ("hidden", "generate"),
+    "xslm05-samples-artifact": ("artifact", artifacts.SAMPLES_FILE),
+}
+# The learner's sections each judged group needs; the others come from the reference.
+OWN = {
+    "Value": ["Value", "softmax", "linear", "norm"],  # the engine is judged whole
+    "softmax": ["Value", "softmax", "linear", "norm"],
+    "linear": ["Value", "softmax", "linear", "norm"],
+    "norm": ["Value", "softmax", "linear", "norm"],
+    "layers": ["Value", "softmax", "linear", "norm"],
+    "GPT": ["GPT"],
+    "loss": ["loss"],
+    "train_step": ["train_step"],
+    "learning": ["loss", "train_step"],
+    "generate": ["generate"],
+}
+# A group's checkpoints: whose catalogued mistakes a failing hidden check may name.
+CHECKPOINTS = {"layers": ["softmax", "linear", "norm"], "learning": ["loss", "train_step"]}
+
+said = i18n.speaker("judge")
+
+# Run inside the worker: each file becomes a module of its own, so the learner's names and the
+# probes' never meet; results come back as plain lists (a dict would not cross the channel).
+LOADER = """
+import sys as _sys
+
+def _module(name, text, filename):
+    module = type(_sys)(name)
+    module.__file__ = filename
+    _sys.modules[name] = module
+    exec(compile(text, filename, "exec"), module.__dict__)
+    return module
+
+def _lists(value):
+    if isinstance(value, dict):
+        return [[k, _lists(value[k])] for k in sorted(value)]
+    if isinstance(value, (list, tuple)):
+        return [_lists(v) for v in value]
+    return value
+"""
+PROBE_CALL = """
+_probes = _module("xslm_probes", {text!r}, "probes.py")
+
+def probe(name, *args):
+    return _lists(_probes.PROBES[name](_sys.modules.get("engine"), _sys.modules.get("gpt"), *args))
+"""
+
+
+def reference_sections(filename):
+    """{name: source} of the reference's engine.py or gpt.py."""
+    with open(os.path.join(ROOT, "xslm", filename), encoding="utf-8") as f:
+        return read_sections(f.read())[1]
+
+
+def forbidden(source, filename):
+    """What in a section reaches beyond its file's allowed imports, or [] when clean."""
+    try:
+        found = foreign_imports(source, files.ALLOWED_IMPORTS[filename])
+    except SyntaxError:
+        return []
+    words = [w for w in ("__import__", "importlib", "__builtins__", "builtins") if w in source]
+    return found + [w for w in words if w not in found]
+
+
+def clean_file(text, filename):
+    """({name: source} of the sections that may load, {name: why not}, [problems in words])."""
+    _, sections = read_sections(text or "")
+    kept, broken, problems = {}, {}, []
+    for name, body in sections.items():
+        if files.STEPS.get(name, (None,))[0] != filename:
+            continue
+        try:
+            compile(body, f"{filename} ({name})", "exec")
+        except SyntaxError as err:
+            broken[name] = said("broken_parse", line=err.lineno, message=err.msg)
+            problems.append(f"{filename}: the {name} section does not parse; its checks score 0")
+            continue
+        bad = forbidden(body, filename)
+        if bad:
+            broken[name] = f"it imports {bad[0]!r}"
+            problems.append(f"{filename}: the {name} section uses {bad[0]!r}; its checks score 0")
+            continue
+        kept[name] = body
+    return kept, broken, problems
+
+
+class RemoteRun:
+    """run(probe) -> the learner's answer, computed by a sandboxed worker, or the exception."""
+
+    def __init__(self, worker):
+        self.worker = worker
+
+    def __call__(self, probe):
+        """The learner's answer to one probe, from the worker; a failed worker is an exception."""
+        seconds = LONG_CALL_SECONDS if probe.probe == "training" else None
+        try:
+            return self.worker.call("probe", [probe.probe, *probe.args], {}, seconds=seconds)
+        except WorkerFailed as err:
+            return RuntimeError(str(err))
+
+
+def reference_run():
+    """run(probe) on the reference, here in the judge's own process."""
+    return checks.Local(xslm.engine, xslm.gpt)
+
+
+def without_learner_values(report):
+    """The report with every value taken out (some checks compare the learner's answers with
+    each other): the claims, ✓/✗, hints and diagnosis stay."""
+    return report.but(
+        checks=[replace(c, got=None, expected=None, where=None) for c in report.checks]
+    )
+
+
+def freshened(probe, factor, seed):
+    """The same kind of probe on new inputs: numbers scaled by factor (signs kept), each state
+    re-drawn from seed and its own content (equal inputs stay equal; all-zero states stay 0)."""
+
+    def move(value):
+        if isinstance(value, dict):
+            shapes = {n: [len(m), len(m[0])] for n, m in value.items()}
+            if not any(x for m in value.values() for row in m for x in row):
+                return value
+            digest = zlib.crc32(json.dumps(value, sort_keys=True).encode())
+            return checks.seeded_state(shapes, seed + digest)
+        if isinstance(value, list):
+            return [move(v) for v in value]
+        if isinstance(value, float):
+            return value * factor
+        return value
+
+    return Probe(probe.id, probe.probe, move(probe.args))
+
+
+def fresh_known(name):
+    """(fresh probes of a checkpoint, their answers by the reference) for the visible checks."""
+    import random
+
+    rng = random.Random(f"{xslm_hidden.SEED}:fresh:{name}")
+    factor, seed = rng.uniform(0.8, 1.25), rng.randrange(10**6)
+    probes = [freshened(p, factor, seed) for p in VISIBLE[name]]
+    run = reference_run()
+    correct = {p.id: signature(run(p)) for p in probes}
+    return probes, {name: {"correct": correct, "mistakes": {}}}
+
+
+class XslmJudgement:
+    """All verdicts of part two for one submission folder, decided on demand."""
+
+    def __init__(self, folder):
+        self.folder, self.problems = folder, []
+        self.own, self.broken = {}, {}
+        for filename in (files.ENGINE_FILE, files.GPT_FILE):
+            text = read_plain_file(os.path.join(folder, filename))
+            if text is None:
+                self.problems.append(f"{filename} is missing (or not a plain file)")
+            kept, broken, problems = clean_file(text, filename)
+            self.own.update(kept)
+            self.broken.update(broken)
+            self.problems += problems
+        self.outputs = folder
+        self.budget, self.workers, self.verdicts = Budget(), {}, {}
+        if sandbox.unsafe():
+            self.problems.append("graded WITHOUT the sandbox (ATTENTION_UNSAFE_NO_SANDBOX=1)")
+
+    def text_of(self, filename, group):
+        """The file the worker loads for a group: the learner's sections it judges, the
+        reference's for the rest."""
+        reference = reference_sections(filename)
+        mine = {n: self.own[n] for n in OWN[group] if n in self.own and n in reference}
+        return files.compose_file(filename, {**reference, **mine})
+
+    def worker(self, group):
+        """A worker for one group, or the reason there is none."""
+        if group not in self.workers:
+            sections = [["loader", LOADER]]
+            for filename, module in ((files.ENGINE_FILE, "engine"), (files.GPT_FILE, "gpt")):
+                text = self.text_of(filename, group)
+                sections.append([module, f"_module({module!r}, {text!r}, {filename!r})"])
+            with open(PROBES_FILE, encoding="utf-8") as f:
+                sections.append(["probes", PROBE_CALL.format(text=f.read())])
+            try:
+                worker = Worker(sections, set(), self.budget)
+                for name, kind in worker.broken.items():
+                    self.problems.append(f"{name} raised {kind} while loading")
+                self.workers[group] = worker
+            except WorkerFailed as err:
+                self.workers[group] = str(err)
+        return self.workers[group]
+
+    def holds_reference(self, group):
+        """True when a group's worker runs reference code beside the learner's."""
+        return OWN[group] != OWN["Value"]
+
+    def verdict(self, grade_id):
+        """The Verdict of one graded cell, decided once and then remembered."""
+        if grade_id not in self.verdicts:
+            self.verdicts[grade_id] = self.decide(grade_id)
+        return self.verdicts[grade_id]
+
+    def decide(self, grade_id):
+        """The cell's check, or a failure: a section it needs is broken or unsaved, or no worker."""
+        kind, name = CELLS[grade_id]
+        if kind == "artifact":
+            return self.artifact_verdict(grade_id, name)
+        judged = CHECKPOINTS.get(name, [name])
+        needed = list(dict.fromkeys((["Value"] if "Value" in OWN[name] else []) + judged))
+        for section in needed:
+            if section in self.broken:
+                why = say_file(said("step_not_graded", number=files.step_of(section),
+                                    step=section, why=self.broken[section]), section)  # fmt: skip
+                return report_verdict(grade_id, failed_report(name, why))
+            if section not in self.own:
+                why = say_file(said("not_saved", function=section), section)
+                return report_verdict(grade_id, failed_report(name, why))
+        worker = self.worker(name)
+        if isinstance(worker, str):
+            return report_verdict(grade_id, failed_report(name, worker))
+        run = RemoteRun(worker)
+        if kind == "hidden":
+            return self.hidden_verdict(grade_id, name, run)
+        return self.visible_verdict(grade_id, name, run)
+
+    def visible_verdict(self, grade_id, name, run):
+        """The learner's own checkpoint; when it holds, the same checks on fresh inputs."""
+        report = safely(name, lambda: checkpoint_report(name, run))
+        if report.passed:
+            probes, known = fresh_known(name)
+            fresh = safely(name, lambda: checkpoint_report(name, run, known, probes))
+            if not fresh.passed:
+                report = fresh.but(note=said("fresh_inputs"))
+        names = [m.name for m in report.diagnosis or []] if not report.passed else []
+        if self.holds_reference(name):
+            report = without_learner_values(report)
+        return report_verdict(grade_id, report, {"diagnosis": names})
+
+    def hidden_verdict(self, grade_id, group, run):
+        """Seeded cases against the reference: counts, the first failing claim, a diagnosis."""
+        reference, failures = reference_run(), []
+        cases = xslm_hidden.cases(group)
+        for claim, probe, args in cases:
+            call = Probe(claim, probe, args)
+            got, want = signature(run(call)), signature(reference(call))
+            words = claim_words(claim, probe, args)
+            if isinstance(got, dict):
+                failures.append(said("case_raised", case=words, kind=got["raises"]))
+            elif claim == "train_lowers" and not learned(got):
+                failures.append(words)
+            elif first_difference(got, want) is not None:
+                failures.append(words)
+        names = self.diagnosis(group, run) if failures else []
+        record = {"cases": len(cases), "failed": len(failures), "diagnosis": names}
+        if not failures:
+            text = said("hidden_pass", checkpoint=group, total=len(cases))
+            return Verdict(grade_id, True, text, record=record)
+        lines = [said("hidden_fail", checkpoint=group, failed=len(failures), total=len(cases),
+                      first=failures[0])]  # fmt: skip
+        if names:
+            found = checks.BY_NAME[names[0]]
+            lines.append(said("looks_like", title=found.title, fix=found.hint))
+        return Verdict(grade_id, False, "\n".join(lines), record=record)
+
+    def diagnosis(self, group, run):
+        """The catalogued mistakes the learner's answers on the visible probes match."""
+        found = []
+        for name in CHECKPOINTS.get(group, [group]):
+            answers = {p.id: signature(run(p)) for p in VISIBLE[name]}
+            found += [m.name for m in checks.diagnose(name, answers, checks.load_answers())]
+        return found
+
+    def artifact_verdict(self, grade_id, filename):
+        """The artifact's own check on the files as submitted, recomputed with the reference."""
+        held_out_loss, generate_text = artifacts.learner_model(xslm.engine, xslm.gpt)
+        with_outputs = os.path.join(self.folder, "outputs")
+        if filename == artifacts.LOSS_FILE:
+            work = lambda: artifacts.loss_report(with_outputs, held_out_loss)  # noqa: E731
+        else:
+            work = lambda: artifacts.samples_report(with_outputs, generate_text)  # noqa: E731
+        return report_verdict(grade_id, safely(filename, work))
+
+    def close(self):
+        """End every worker this judgement started."""
+        for worker in self.workers.values():
+            if isinstance(worker, Worker):
+                worker.close()
+        self.workers = {}
+
+
+def learned(answer):
+    """A training answer [losses, mean loss before, after] that fell by the stated margin."""
+    parts = answer if isinstance(answer, list) and len(answer) == 3 else [None, None, None]
+    before, after = parts[1], parts[2]
+    return (
+        isinstance(before, float) and isinstance(after, float)
+        and after <= before - xslm_hidden.TRAIN_FALL
+    )  # fmt: skip
+
+
+def claim_words(claim, probe, args):
+    """A hidden case's claim in the learner's words, its fields filled from the case."""
+    fields = {}
+    if probe == "layer":
+        fields["layer"] = args[0]
+    elif probe == "chain":
+        fields["length"] = f"{args[0]:,}"
+    return checks.CLAIMS[claim].format(**fields)
+
+
+def say_file(sentence, section):
+    """A judge sentence written for model.py, naming part two's file of that section instead."""
+    return sentence.replace("model.py", files.file_of(section))
+
+
+def judge_folder(folder, grade_ids=None):
+    """({grade_id: Verdict}, problems) for a part-two submission folder."""
+    judgement = XslmJudgement(folder)
+    try:
+        return {g: judgement.verdict(g) for g in (grade_ids or CELLS)}, judgement.problems
+    finally:
+        judgement.close()
+
+
+def main(argv):
+    """Print every graded cell's verdict and the problems of one submission folder, timed."""
+    if len(argv) != 1:
+        raise SystemExit("usage: python -m grading.xslm_judge <submission folder>")
+    sandbox.require()
+    start = time.perf_counter()
+    verdicts, problems = judge_folder(argv[0])
+    for verdict in verdicts.values():
+        print(f"[{'pass' if verdict.passed else 'FAIL'}] {verdict.grade_id}\n{verdict.text}\n")
+    for problem in problems:
+        print(f"problem: {problem}")
+    print(f"judged in {time.perf_counter() - start:.2f} s")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,120 @@
+"""Part two as an nbgrader assignment: `nbgrader generate_assignment xslm` gives a student edition
+with no solution, and plain `nbgrader autograde xslm` scores a correct learner in full and a
+learner with one engine mistake only where that mistake is (isolation), through the judge."""
+
+import os
+import re
+import shutil
+
+import nbformat
+import pytest
+
+from grading import classroom, course, masters
+from grading.reference import ROOT
+from grading.xslm_judge import CELLS
+
+pytestmark = [pytest.mark.nbgrader, pytest.mark.xslm]
+LEARNERS = {"xslm-correct": None, "xslm-overwrites": "engine.overwrite_gradients"}
+
+
+def nbgrader(*args):
+    done = course.nbgrader(*args)
+    assert done.returncode == 0, (done.stdout + done.stderr)[-3000:]
+    return done
+
+
+def points(folder=masters.XSLM_SOURCE):
+    """{grade_id: points} of part two's graded cells, from the masters."""
+    return {
+        c.metadata["nbgrader"]["grade_id"]: c.metadata["nbgrader"]["points"]
+        for n in masters.notebooks(folder)
+        for c in nbformat.read(os.path.join(folder, n), as_version=4).cells
+        if c.metadata.get("nbgrader", {}).get("grade")
+    }
+
+
+def test_judge_knows_every_graded_cell():
+    """The judge's table of part two's cells is exactly the masters' graded cells."""
+    assert set(CELLS) == set(points())
+
+
+@pytest.fixture(scope="module")
+def released():
+    return course.release(assignment="xslm")
+
+
+def test_student_edition_has_no_solution_and_ships_the_package(released):
+    """No line of any solution region reaches the release; the checkpoints package (linked in
+    the masters) and part two's answers are there; no engine.py, gpt.py or outputs."""
+    shipped = "".join(
+        open(os.path.join(d, f), encoding="utf-8", errors="replace").read()
+        for d, _, fs in os.walk(released)
+        for f in fs
+        if not f.endswith((".txt", ".json"))
+    )
+    for source in course.solution_cells(masters.XSLM_SOURCE).values():
+        region = re.search(r"### BEGIN SOLUTION\n(.*?)### END SOLUTION", source, re.S).group(1)
+        for line in region.splitlines():
+            if len(line.strip()) > 24:
+                assert line.strip() not in shipped, line
+    assert os.path.isfile(os.path.join(released, "checkpoints", "xslm", "answers.json"))
+    for learner_file in ("engine.py", "gpt.py", "outputs"):
+        assert not os.path.exists(os.path.join(released, learner_file))
+
+
+@pytest.fixture(scope="module")
+def graded(released):
+    for student, mistake in LEARNERS.items():
+        classroom.write_xslm_submission(student, mistake)
+        nbgrader("autograde", "xslm", "--student", student, "--force")
+    nbgrader("generate_feedback", "xslm", "--student", "xslm-overwrites", "--force")
+    yield
+    for student in LEARNERS:
+        shutil.rmtree(os.path.join(classroom.SUBMITTED, student), ignore_errors=True)
+
+
+def cell_scores(student):
+    from nbgrader.api import Gradebook
+
+    with Gradebook(f"sqlite:///{os.path.join(ROOT, 'gradebook.db')}") as gb:
+        submission = gb.find_submission("xslm", student)
+        return {
+            g.name: g.score for nb in submission.notebooks for g in nb.grades
+        }, submission.max_score
+
+
+def test_a_correct_learner_scores_full_marks(graded):
+    """Every graded cell of the correct submission gets its points."""
+    scores, most = cell_scores("xslm-correct")
+    assert scores == {k: float(v) for k, v in points().items()}
+    assert most == sum(points().values())
+
+
+def test_an_engine_mistake_costs_only_the_engine(graded):
+    """Overwritten gradients lose the engine's and the layers' cells; the GPT, learning and
+    generating cells, judged on the reference's engine, keep every point."""
+    scores, _ = cell_scores("xslm-overwrites")
+    lost = {g for g, v in points().items() if scores[g] < v}
+    assert "xslm01-value-checks" in lost and "xslm01-value-hidden" in lost
+    assert not {g for g in lost if not g.startswith(("xslm01", "xslm02"))}, lost
+
+
+def test_feedback_names_the_mistake(graded):
+    """The feedback page of notebook 1 shows the judge's diagnosis."""
+    page = os.path.join(ROOT, "feedback", "xslm-overwrites", "xslm", "01-engine.html")
+    with open(page, encoding="utf-8") as f:
+        assert "gradients overwritten instead of added" in f.read()
+
+
+def test_make_autograde_part_two_agrees_with_plain_nbgrader(graded):
+    """`make autograde PART=xslm` (the farm: two servers, warm sandboxed kernels) gives every cell
+    the score plain nbgrader gave, and `make grades PART=xslm` writes grades-xslm.csv with the
+    diagnosis."""
+    before = {s: cell_scores(s)[0] for s in LEARNERS}
+    outcomes = classroom.autograde(list(LEARNERS), jobs=2, force=True, assignment="xslm")
+    assert all(o.ok for o in outcomes), outcomes
+    assert {s: cell_scores(s)[0] for s in LEARNERS} == before
+    classroom.grades(assignment="xslm")
+    with open(os.path.join(ROOT, "grades-xslm.csv"), encoding="utf-8") as f:
+        table = f.read()
+    assert "engine.overwrite_gradients" in table and "xslm-correct" in table
