@@ -80,13 +80,11 @@ def release(edition=ENGLISH, assignment=ASSIGNMENT):
         )
     if edition not in editions.languages():
         raise SystemExit(f"no edition {edition!r}: there are {', '.join(editions.languages())}")
-    if assignment != ASSIGNMENT and edition != ENGLISH:
-        raise SystemExit(f"part two ({assignment}) has no {edition} edition yet: only en")
     count = len(notebooks(source))
     print(f"generating the {edition} student edition of {assignment}: {count} notebooks ...")
     flags = []
     if edition != ENGLISH:
-        source = os.path.relpath(editions.build(edition), ROOT)
+        source = os.path.relpath(editions.build(edition, assignment), ROOT)
         flags = [
             "--no-db",
             f"--CourseDirectory.source_directory={source}",
@@ -97,7 +95,7 @@ def release(edition=ENGLISH, assignment=ASSIGNMENT):
         print(done.stdout[-3000:] + done.stderr[-3000:])
         raise SystemExit("nbgrader generate_assignment failed (its log is above)")
     folder = release_folder(edition, assignment)
-    if os.path.islink(os.path.join(source, "checkpoints")):
+    if not os.path.isdir(os.path.join(folder, "checkpoints")):  # part two links to the package
         install_package(folder)
     files = sum(len(f) for _, _, f in os.walk(folder))
     where = os.path.relpath(folder, ROOT)

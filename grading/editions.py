@@ -1,11 +1,13 @@
 """Language editions: the English master notebooks with another language's prose put in.
 
     python -m grading.editions check [ko ja ...]   # every edition complete and its code unchanged
-    python -m grading.editions build ko             # build/editions/ko/attention: nbgrader's source
+    python -m grading.editions build ko [xslm]      # build/editions/ko/attention (or xslm):
+                                                    # nbgrader's source for that part
     python -m grading.editions stamp ko             # the ko sections translate today's English
 
-One source of truth: the master notebooks (notebooks/attention, edited as notebooks/text) hold the
-code, the nbgrader metadata and the English prose. An edition adds, in notebooks/editions/<code>/:
+One source of truth: the master notebooks (notebooks/attention and part two's notebooks/xslm,
+edited as notebooks/text) hold the code, the nbgrader metadata and the English prose. An edition
+adds, in notebooks/editions/<code>/ (both parts' notebooks side by side: their names differ):
 
     <notebook>.md    one section per cell, `<!-- cell: <id> -->` then the cell's text: every
                      markdown cell, and any code cell without grading metadata whose comments or
@@ -38,7 +40,7 @@ import tokenize
 import nbformat
 
 from checkpoints import i18n
-from grading.masters import SOURCE, notebooks
+from grading.masters import PARTS, SOURCE, notebooks
 from grading.reference import ROOT
 
 EDITIONS = os.path.join(ROOT, "notebooks", "editions")
@@ -60,6 +62,12 @@ def details(code):
         return {"name": "English"}
     with open(os.path.join(EDITIONS, code, "edition.json"), encoding="utf-8") as f:
         return json.load(f)
+
+
+def master_notebooks(assignment=None):
+    """{notebook file name: its master folder}, both parts in order (or one part's)."""
+    parts = [assignment] if assignment else list(PARTS)
+    return {name: PARTS[part][0] for part in parts for name in notebooks(PARTS[part][0])}
 
 
 def sections(code, notebook):
@@ -107,7 +115,7 @@ def words_cell(cell):
 
 def translated(code, notebook):
     """(the master notebook in this edition, [problems]): markdown and comments replaced."""
-    book = nbformat.read(os.path.join(SOURCE, notebook), as_version=4)
+    book = nbformat.read(os.path.join(master_notebooks()[notebook], notebook), as_version=4)
     if code == ENGLISH:
         return book, []
     texts, problems = sections(code, notebook), []
@@ -172,7 +180,7 @@ def english_left(code):
     code comments; nbgrader's solution and hidden-test markers aside)."""
     kept = set(details(code).get("english_kept", [])) if code != ENGLISH else set()
     found = []
-    for notebook in notebooks():
+    for notebook in master_notebooks():
         book = translated(code, notebook)[0]
         for cell in book.cells:
             if cell.cell_type == "markdown":
@@ -188,8 +196,8 @@ def english_left(code):
 def english_sources():
     """{notebook: {cell id: digest of the English text}} of every cell an edition translates."""
     digests = {}
-    for notebook in notebooks():
-        book = nbformat.read(os.path.join(SOURCE, notebook), as_version=4)
+    for notebook, folder in master_notebooks().items():
+        book = nbformat.read(os.path.join(folder, notebook), as_version=4)
         digests[notebook] = {
             c.id: hashlib.sha256(c.source.encode()).hexdigest()[:12]
             for c in book.cells
@@ -232,7 +240,7 @@ def stale(code):
 def problems(code):
     """Everything that keeps an edition from being complete and current, one sentence each."""
     found = []
-    for notebook in notebooks():
+    for notebook in master_notebooks():
         try:
             found += translated(code, notebook)[1]
         except OSError as err:
@@ -240,16 +248,16 @@ def problems(code):
     return found + (stale(code) if code != ENGLISH and not found else [])
 
 
-def build(code):
-    """nbgrader's source folder for one edition: translated notebooks, the checkpoints package
-    (telling the learner's kernel its edition) and nothing else; its path."""
+def build(code, assignment="attention"):
+    """nbgrader's source folder for one edition of one part: translated notebooks, the checkpoints
+    package (telling the learner's kernel its edition) and nothing else; its path."""
     if code == ENGLISH:
         return os.path.dirname(SOURCE)
-    books = {notebook: translated(code, notebook) for notebook in notebooks()}
+    books = {notebook: translated(code, notebook) for notebook in master_notebooks(assignment)}
     missing = [p for _, found in books.values() for p in found] or stale(code)
     if missing:
         raise SystemExit(f"the {code} edition is not complete:\n  " + "\n  ".join(missing))
-    target = os.path.join(BUILD, code, "attention")
+    target = os.path.join(BUILD, code, assignment)
     shutil.rmtree(target, ignore_errors=True)
     shutil.copytree(
         os.path.join(SOURCE, "checkpoints"),
@@ -273,14 +281,16 @@ def main(argv):
             for line in found:
                 print(f"  {line}")
         raise SystemExit(1 if any(report.values()) else 0)
-    if argv[:1] == ["build"] and len(argv) == 2:
-        print(build(argv[1]))
+    if argv[:1] == ["build"] and len(argv) in (2, 3):
+        print(build(*argv[1:]))
         return
     if argv[:1] == ["stamp"] and len(argv) == 2:
         stamp(argv[1])
         print(f"{stamp_path(argv[1])}: the {argv[1]} edition translates today's English")
         return
-    raise SystemExit("usage: python -m grading.editions check [codes] | build code | stamp code")
+    raise SystemExit(
+        "usage: python -m grading.editions check [codes] | build code [part] | stamp code"
+    )
 
 
 if __name__ == "__main__":

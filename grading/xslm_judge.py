@@ -83,12 +83,21 @@ said = i18n.speaker("judge")
 LOADER = """
 import sys as _sys
 
-def _module(name, text, filename):
+_broken = {}
+
+def _module(name, parts, filename):
     module = type(_sys)(name)
     module.__file__ = filename
     _sys.modules[name] = module
-    exec(compile(text, filename, "exec"), module.__dict__)
+    for section, text in parts:
+        try:
+            exec(compile(text, filename, "exec"), module.__dict__)
+        except BaseException as err:
+            _broken[section] = type(err).__name__
     return module
+
+def broken():
+    return sorted(_broken.items())
 
 def _lists(value):
     if isinstance(value, dict):
@@ -98,7 +107,7 @@ def _lists(value):
     return value
 """
 PROBE_CALL = """
-_probes = _module("xslm_probes", {text!r}, "probes.py")
+_probes = _module("xslm_probes", [("probes", {text!r})], "probes.py")
 
 def probe(name, *args):
     return _lists(_probes.PROBES[name](_sys.modules.get("engine"), _sys.modules.get("gpt"), *args))
@@ -222,30 +231,50 @@ class XslmJudgement:
         if sandbox.unsafe():
             self.problems.append("graded WITHOUT the sandbox (ATTENTION_UNSAFE_NO_SANDBOX=1)")
 
-    def text_of(self, filename, group):
-        """The file the worker loads for a group: the learner's sections it judges, the
-        reference's for the rest."""
+    def parts_of(self, filename, group):
+        """[(section, source)] the worker loads for a group, one at a time: the file's header
+        (the course's own, so no other import gets in), then the learner's sections it judges
+        and the reference's for the rest, in step order."""
         reference = reference_sections(filename)
         mine = {n: self.own[n] for n in OWN[group] if n in self.own and n in reference}
-        return files.compose_file(filename, {**reference, **mine})
+        chosen = {**reference, **mine}
+        return [("header", files.header(filename))] + [
+            (n, chosen[n]) for n in sorted(chosen, key=files.order)
+        ]
 
     def worker(self, group):
         """A worker for one group, or the reason there is none."""
         if group not in self.workers:
             sections = [["loader", LOADER]]
             for filename, module in ((files.ENGINE_FILE, "engine"), (files.GPT_FILE, "gpt")):
-                text = self.text_of(filename, group)
-                sections.append([module, f"_module({module!r}, {text!r}, {filename!r})"])
+                parts = self.parts_of(filename, group)
+                sections.append([module, f"_module({module!r}, {parts!r}, {filename!r})"])
             with open(PROBES_FILE, encoding="utf-8") as f:
                 sections.append(["probes", PROBE_CALL.format(text=f.read())])
             try:
                 worker = Worker(sections, set(), self.budget)
-                for name, kind in worker.broken.items():
-                    self.problems.append(f"{name} raised {kind} while loading")
+                self.note_load_failures(worker.call("broken", [], {}), group)
                 self.workers[group] = worker
             except WorkerFailed as err:
                 self.workers[group] = str(err)
         return self.workers[group]
+
+    def note_load_failures(self, failed, group):
+        """The learner's sections that raised while loading: not graded, and said once."""
+        pairs = (
+            [p for p in failed if isinstance(p, list) and len(p) == 2]
+            if isinstance(failed, list)
+            else []
+        )
+        for name, kind in pairs:
+            if name in OWN[group] and name in self.own and name not in self.broken:
+                self.broken[name] = said("broken_load", kind=kind).replace(
+                    "model.py", files.file_of(name)
+                )
+                self.problems.append(
+                    f"{files.file_of(name)}: the {name} section raised {kind} while loading; "
+                    "its checks score 0"
+                )
 
     def holds_reference(self, group):
         """True when a group's worker runs reference code beside the learner's."""
@@ -275,6 +304,11 @@ class XslmJudgement:
         worker = self.worker(name)
         if isinstance(worker, str):
             return report_verdict(grade_id, failed_report(name, worker))
+        for section in needed:
+            if section in self.broken:  # it raised while the worker loaded it
+                why = say_file(said("step_not_graded", number=files.step_of(section),
+                                    step=section, why=self.broken[section]), section)  # fmt: skip
+                return report_verdict(grade_id, failed_report(name, why))
         run = RemoteRun(worker)
         if kind == "hidden":
             return self.hidden_verdict(grade_id, name, run)

@@ -5,7 +5,7 @@ import math
 
 # ── step 1: Value ────────────────────────────────────────
 class Value:
-    """One number, the numbers it was computed from, and d(output)/d(this) after backward()."""
+    """v.data, v.inputs, v.slopes = ∂v/∂input; v.grad = ∂out/∂v once out.backward() ran"""
 
     __slots__ = ("data", "grad", "inputs", "slopes")
 
@@ -75,12 +75,12 @@ class Value:
 
 
 def lift(x):
-    """x as a Value: a plain number becomes a constant with no inputs"""
+    """x ↦ x if isinstance(x, Value) else Value(x)"""
     return x if isinstance(x, Value) else Value(x)
 
 
 def topological_order(root):
-    """every Value root depends on, each after all its inputs (explicit stack, no recursion)"""
+    """[v₁, …, root]: every v after v.inputs (iterative)"""
     order, done, seen = [], set(), {id(root)}
     stack = [(root, iter(root.inputs))]
     while stack:
@@ -108,13 +108,13 @@ def softmax(values):
 
 # ── step 2: linear ────────────────────────────────────────
 def linear(x, W):
-    """linear(x, W)_r = Σ_c W[r][c] · x[c], with W stored as out × in"""
+    """linear(x, W)_r = Σ_c W[r][c] · x[c]   (W: out × in)"""
     return [sum((w * v for w, v in zip(row, x)), Value(0.0)) for row in W]
 
 
 # ── step 2: norm ────────────────────────────────────────
 def norm(x, eps=1e-5):
-    """norm(x)_i = (x_i - mean) / √(var + eps), no gain and no bias"""
+    """norm(x)_i = (x_i - mean) / √(var + eps)"""
     mean = sum(x, Value(0.0)) / len(x)
     var = sum(((v - mean) ** 2 for v in x), Value(0.0)) / len(x)
     scale = (var + eps) ** -0.5

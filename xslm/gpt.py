@@ -8,7 +8,7 @@ from engine import Value, linear, norm, softmax
 
 # ── step 3: GPT ────────────────────────────────────────
 def shapes(vocab, width, context):
-    """{name: (rows, cols)} of the nine weight matrices, each stored as out × in"""
+    """{name: (out, in)} × 9"""
     return {
         "token": (vocab, width),
         "position": (context, width),
@@ -27,11 +27,11 @@ def add(a, b):
     return [x + y for x, y in zip(a, b)]
 
 
-INIT_STD = 0.1  # the spread of the starting weights
+INIT_STD = 0.1  # w ~ N(0, 0.1²)
 
 
 class GPT:
-    """One block, one head, pre-norm, a 2× ReLU MLP: weights, forward, state and load."""
+    """GPT(V, d, n, seed) → .weights, .parameters, .forward(ids), .state(), .load(s)"""
 
     def __init__(self, vocab, width, context, seed=7):
         self.vocab, self.width, self.context = vocab, width, context
@@ -92,7 +92,7 @@ def loss(model, inputs, targets):
 
 # ── step 4: train_step ────────────────────────────────────────
 def train_step(model, inputs, targets, rate):
-    """w ← w - rate · ∂L/∂w for every parameter w; returns L before the step"""
+    """w ← w - rate · ∂L/∂w for each w; returns L (before)"""
     value = loss(model, inputs, targets)
     value.backward()
     for p in model.parameters:
@@ -102,7 +102,7 @@ def train_step(model, inputs, targets, rate):
 
 # ── step 5: generate ────────────────────────────────────────
 def generate(model, prompt, steps, temperature=1.0, seed=0):
-    """ids + `steps` draws, each from softmax(forward(last context ids)[-1] / temperature)"""
+    """ids + `steps` draws ~ softmax(forward(ids[-context:])[-1] / temperature)"""
     rng, ids = random.Random(seed), list(prompt)
     for _ in range(steps):
         row = model.forward(ids[-model.context :])[-1]

@@ -73,7 +73,7 @@ print("chain rule:", 2 * (a * b + a) * (b + 1))  # dL/dc · dc/da, with c = a·b
 
 # %% id="xslm01-value-solution" nbgrader={"grade": false, "grade_id": "xslm01-value-solution", "locked": false, "schema_version": 3, "solution": true}
 class Value:
-    """One number, the numbers it was computed from, and d(output)/d(this) after backward()."""
+    """v.data, v.inputs, v.slopes = ∂v/∂input; v.grad = ∂out/∂v once out.backward() ran"""
 
     ### BEGIN SOLUTION
     __slots__ = ("data", "grad", "inputs", "slopes")
@@ -146,14 +146,14 @@ class Value:
 
 
 def lift(x):
-    """x as a Value: a plain number becomes a constant with no inputs"""
+    """x ↦ x if isinstance(x, Value) else Value(x)"""
     ### BEGIN SOLUTION
     return x if isinstance(x, Value) else Value(x)
     ### END SOLUTION
 
 
 def topological_order(root):
-    """every Value root depends on, each after all its inputs (explicit stack, no recursion)"""
+    """[v₁, …, root]: every v after v.inputs (iterative)"""
     ### BEGIN SOLUTION
     order, done, seen = [], set(), {id(root)}
     stack = [(root, iter(root.inputs))]
@@ -174,13 +174,13 @@ def topological_order(root):
 
 # %% [markdown] id="cell-07"
 # Try it on the example from above. `a` is used twice, so its gradient should be
-# $2(ab + a)(b + 1) = 720$, the number the nudge gave:
+# $2(ab + a)(b + 1) = 144$, the number the nudge gave:
 
 # %% id="cell-08"
 a, b = Value(2.0), Value(5.0)
 L = (a * b + a) ** 2
 L.backward()
-print(L.data, a.grad, b.grad)  # 144.0 720.0 ...
+print(L.data, a.grad, b.grad)  # 144.0 144.0 48.0
 
 # %% [markdown] id="cell-09"
 # And a chain far deeper than Python's recursion limit, the size of a real training step:

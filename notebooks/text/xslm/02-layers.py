@@ -74,7 +74,7 @@ save(softmax)
 
 # %% id="xslm02-linear-solution" nbgrader={"grade": false, "grade_id": "xslm02-linear-solution", "locked": false, "schema_version": 3, "solution": true}
 def linear(x, W):
-    """linear(x, W)_r = Σ_c W[r][c] · x[c], with W stored as out × in"""
+    """linear(x, W)_r = Σ_c W[r][c] · x[c]   (W: out × in)"""
     ### BEGIN SOLUTION
     return [sum((w * v for w, v in zip(row, x)), Value(0.0)) for row in W]
     ### END SOLUTION
@@ -106,7 +106,7 @@ save(linear)
 
 # %% id="xslm02-norm-solution" nbgrader={"grade": false, "grade_id": "xslm02-norm-solution", "locked": false, "schema_version": 3, "solution": true}
 def norm(x, eps=1e-5):
-    """norm(x)_i = (x_i - mean) / √(var + eps), no gain and no bias"""
+    """norm(x)_i = (x_i - mean) / √(var + eps)"""
     ### BEGIN SOLUTION
     mean = sum(x, Value(0.0)) / len(x)
     var = sum(((v - mean) ** 2 for v in x), Value(0.0)) / len(x)

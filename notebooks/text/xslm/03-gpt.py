@@ -80,7 +80,7 @@ from engine import Value, linear, norm, softmax
 
 # %% id="xslm03-gpt-solution" nbgrader={"grade": false, "grade_id": "xslm03-gpt-solution", "locked": false, "schema_version": 3, "solution": true}
 def shapes(vocab, width, context):
-    """{name: (rows, cols)} of the nine weight matrices, each stored as out × in"""
+    """{name: (out, in)} × 9"""
     ### BEGIN SOLUTION
     return {
         "token": (vocab, width),
@@ -103,11 +103,11 @@ def add(a, b):
     ### END SOLUTION
 
 
-INIT_STD = 0.1  # the spread of the starting weights
+INIT_STD = 0.1  # w ~ N(0, 0.1²)
 
 
 class GPT:
-    """One block, one head, pre-norm, a 2× ReLU MLP: weights, forward, state and load."""
+    """GPT(V, d, n, seed) → .weights, .parameters, .forward(ids), .state(), .load(s)"""
 
     ### BEGIN SOLUTION
     def __init__(self, vocab, width, context, seed=7):

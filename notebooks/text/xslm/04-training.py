@@ -102,7 +102,7 @@ save(loss)
 
 # %% id="xslm04-train-step-solution" nbgrader={"grade": false, "grade_id": "xslm04-train-step-solution", "locked": false, "schema_version": 3, "solution": true}
 def train_step(model, inputs, targets, rate):
-    """w ← w - rate · ∂L/∂w for every parameter w; returns L before the step"""
+    """w ← w - rate · ∂L/∂w for each w; returns L (before)"""
     ### BEGIN SOLUTION
     value = loss(model, inputs, targets)
     value.backward()
@@ -162,7 +162,7 @@ def held_out_loss(model):
     return sum(loss(model, i, t).data for i, t in held_out) / len(held_out)
 
 
-print(f"held-out loss {held_out_loss(model):.3f} (ln 40 = {math.log(40):.3f})")
+print(f"held out: {held_out_loss(model):.3f}, ln 40 = {math.log(40):.3f}")
 
 # %% [markdown] id="cell-18"
 # The curve is noisy, because every step sees one window only, but it falls.

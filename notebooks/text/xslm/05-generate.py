@@ -55,7 +55,7 @@ for T in [0.1, 0.5, 1.0, 2.0]:
 
 # %% id="xslm05-generate-solution" nbgrader={"grade": false, "grade_id": "xslm05-generate-solution", "locked": false, "schema_version": 3, "solution": true}
 def generate(model, prompt, steps, temperature=1.0, seed=0):
-    """ids + `steps` draws, each from softmax(forward(last context ids)[-1] / temperature)"""
+    """ids + `steps` draws ~ softmax(forward(ids[-context:])[-1] / temperature)"""
     ### BEGIN SOLUTION
     rng, ids = random.Random(seed), list(prompt)
     for _ in range(steps):

@@ -8,6 +8,7 @@ import json
 import math
 import os
 import re
+import stat
 
 from .. import i18n
 from ..report import Check, Report
@@ -53,13 +54,20 @@ def read_state(text):
     return state if numbers and shapes == stated_shapes(*DIMS) else None
 
 
+MAX_BYTES = 2 << 20
+
+
 def read(folder, name):
-    """A file's text from folder, or None."""
-    path = os.path.join(folder, name)
-    if not os.path.isfile(path):
+    """A regular file's text from folder (a link is not followed; at most 2 MiB), or None."""
+    try:
+        fd = os.open(os.path.join(folder, name), os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except OSError:
         return None
-    with open(path, encoding="utf-8") as f:
-        return f.read()
+    with os.fdopen(fd, "rb") as f:
+        info = os.fstat(f.fileno())
+        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_BYTES:
+            return None
+        return f.read().decode("utf-8", "replace")
 
 
 def loss_report(folder, held_out_loss):
