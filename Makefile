@@ -89,8 +89,10 @@ grades: $(BIN)/.installed
 	$(BIN)/python -m grading.classroom grades --part $(PART)
 
 ## make demo: release, a simulated class (correct, empty, six classic mistakes, half-finished), grade, table
+## PART=xslm: part two's class (correct, empty, its eight catalogued mistakes); table in grades-xslm.csv
 demo: $(BIN)/.installed $(VENV)/mathjax/MathJax.js
-	$(if $(filter 1,$(UNSAFE)),ATTENTION_UNSAFE_NO_SANDBOX=1) $(BIN)/python -m grading.classroom demo
+	$(if $(filter 1,$(UNSAFE)),ATTENTION_UNSAFE_NO_SANDBOX=1) $(BIN)/python -m grading.classroom demo \
+		--part $(PART)
 
 ## make reference: re-run both parts' master notebooks; refresh model.py, xslm/ and outputs/
 reference: $(BIN)/.installed

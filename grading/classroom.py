@@ -336,6 +336,25 @@ def demo_class():
     return made
 
 
+def demo_class_xslm():
+    """{student: mistake name or a label}: part two's demo class (correct, empty, each mistake)."""
+    from xslm.mistakes import MISTAKES
+
+    made = {"xslm-correct": "correct", "xslm-empty": "empty"}
+    write_xslm_submission("xslm-correct")
+    shutil.copytree(
+        course.release_folder(assignment="xslm"), os.path.join(SUBMITTED, "xslm-empty", "xslm")
+    )
+    for mistake in MISTAKES:
+        student = "xslm-" + mistake.split(".")[1].replace("_", "-")
+        write_xslm_submission(student, mistake)
+        made[student] = mistake
+    name_students(made)
+    for k, (student, what) in enumerate(made.items(), 1):
+        print(f"[{k}/{len(made)}] submitted/{student}: {what}")
+    return made
+
+
 def name_students(made):
     """Give the demo students names in the gradebook.
 
@@ -353,14 +372,21 @@ def name_students(made):
             )
 
 
-def demo():
-    """make demo from scratch: clear old results, demo class, autograde, feedback, grades."""
+def demo(assignment=ASSIGNMENT):
+    """make demo from scratch: clear old results, demo class, autograde, feedback, grades.
+
+    With assignment="xslm" (make demo PART=xslm): part two's class instead.
+    """
     start = time.perf_counter()
     start_over()
-    demo_class()
-    autograde()
-    feedback()
-    grades()
+    if assignment == ASSIGNMENT:
+        demo_class()
+    else:
+        course.release(assignment=assignment)
+        demo_class_xslm()
+    autograde(assignment=assignment)
+    feedback(assignment)
+    grades(assignment=assignment)
     print(f"make demo: {time.perf_counter() - start:.0f} s")
 
 
@@ -382,7 +408,7 @@ def main(argv):
         elif flag in ("--jobs", "--scheduler") and args and argv[0] == "autograde":
             value = args.pop(0)
             options[flag[2:]] = int(value) if flag == "--jobs" else value
-        elif flag == "--part" and args and argv[0] != "demo":
+        elif flag == "--part" and args:
             options["assignment"] = args.pop(0)
             if options["assignment"] not in masters.PARTS:
                 raise SystemExit(f"no part {options['assignment']!r}: {', '.join(masters.PARTS)}")

@@ -26,7 +26,7 @@ def get(url):
 
 
 @contextlib.contextmanager
-def running_lab(workspace, token, timeout=180, edition=None):
+def running_lab(workspace, token, timeout=180, edition=None, part=None):
     """Yields (base URL, /api/status body) once `make lab` answers; stops the server afterwards.
 
     Fails with the server's last output when it exits or does not answer within `timeout` s.
@@ -39,7 +39,8 @@ def running_lab(workspace, token, timeout=180, edition=None):
     log = tempfile.TemporaryFile(mode="w+")  # a file, not a pipe: a chatty server never blocks
     lab = subprocess.Popen(
         ["make", "lab", f"WORKSPACE={workspace}", f"LAB_FLAGS={flags}"]
-        + ([f"EDITION={edition}"] if edition else []),
+        + ([f"EDITION={edition}"] if edition else [])
+        + ([f"PART={part}"] if part else []),
         cwd=ROOT,
         stdout=log,
         stderr=subprocess.STDOUT,

@@ -55,6 +55,24 @@ def test_make_lab_edition_ko_serves_the_korean_edition(tmp_path):
         assert code == 200 and json.loads(body)["content"].strip() == "ko"
 
 
+def test_make_lab_part_two_joins_the_same_workspace(tmp_path):
+    """make lab, then make lab PART=xslm in the same workspace: part one's notebooks stay, part
+    two's five join them with engine.py, and notebook 1 of part two opens."""
+    from grading import course
+
+    course.workspace(str(tmp_path / "ws"))
+    token = "labtest"
+    with running_lab(tmp_path / "ws", token, timeout=120, part="xslm") as (url, _):
+        code, page = get(f"{url}/lab/tree/01-engine.ipynb?token={token}")
+        assert code == 200 and "JupyterLab" in page
+        code, listing = get(f"{url}/api/contents?token={token}")
+        names = {item["name"] for item in json.loads(listing)["content"]}
+        assert {"01-softmax.ipynb", "model.py", "01-engine.ipynb", "05-generate.ipynb"} <= names
+        assert "engine.py" in names and "gpt.py" not in names  # gpt.py comes with step 3's save
+        code, body = get(f"{url}/api/contents/checkpoints/xslm/corpus.txt?token={token}")
+        assert code == 200
+
+
 def test_a_notebook_runs_headless_from_the_workspace(tmp_path):
     """README's headless command executes a solved notebook in the workspace
     and saves the checkpoint output.

@@ -2,6 +2,7 @@
 with no solution, and plain `nbgrader autograde xslm` scores a correct learner in full and a
 learner with one engine mistake only where that mistake is (isolation), through the judge."""
 
+import json
 import os
 import re
 import shutil
@@ -118,3 +119,51 @@ def test_make_autograde_part_two_agrees_with_plain_nbgrader(graded):
     with open(os.path.join(ROOT, "grades-xslm.csv"), encoding="utf-8") as f:
         table = f.read()
     assert "engine.overwrite_gradients" in table and "xslm-correct" in table
+
+
+@pytest.mark.parametrize("code", ["ko", "ja"])
+def test_translated_student_editions_of_part_two(code):
+    """`make release PART=xslm EDITION=ko|ja`: translated notebooks with no solution line, the
+    graded cells byte for byte the English ones, and a package that speaks the edition."""
+    folder = course.release(code, "xslm")
+    english = course.release_folder(assignment="xslm")
+    for name in masters.notebooks(masters.XSLM_SOURCE):
+        book = nbformat.read(os.path.join(folder, name), as_version=4)
+        assert book.metadata["attention"]["edition"] == code
+        theirs = {c.metadata["nbgrader"]["grade_id"]: c.source for c in book.cells
+                  if c.metadata.get("nbgrader", {}).get("grade")}  # fmt: skip
+        ours = {c.metadata["nbgrader"]["grade_id"]: c.source
+                for c in nbformat.read(os.path.join(english, name), as_version=4).cells
+                if c.metadata.get("nbgrader", {}).get("grade")}  # fmt: skip
+        assert theirs == ours
+        text = json.dumps(book.cells)
+        assert "source.grad += slope" not in text and "stack.append((nxt" not in text
+    with open(os.path.join(folder, "checkpoints", "locales", "edition"), encoding="utf-8") as f:
+        assert f.read().strip() == code
+
+
+@pytest.mark.notebooks
+def test_a_learner_runs_part_two_in_the_korean_workspace(tmp_path):
+    """The learner's flow, from the student edition: part one's workspace, then part two's
+    Korean notebooks solved and run in order, leave engine.py and gpt.py with the reference's
+    sections, a trained model's weights and its samples, with the messages in Korean."""
+    from checkpoints.modelfile import read_sections
+
+    workspace = course.workspace(str(tmp_path / "ws"), edition="ko", assignment="xslm")
+    solutions = course.solution_cells(masters.XSLM_SOURCE)
+    names = masters.notebooks(masters.XSLM_SOURCE)
+    for name in names:
+        path = os.path.join(workspace, name)
+        nbformat.write(course.fill(nbformat.read(path, 4), solutions), path)
+    books = {name: masters.execute(os.path.join(workspace, name), workspace) for name in names}
+    for filename in ("engine.py", "gpt.py"):
+        with open(os.path.join(workspace, filename), encoding="utf-8") as f:
+            mine = read_sections(f.read())[1]
+        with open(os.path.join(ROOT, "xslm", filename), encoding="utf-8") as f:
+            assert mine == read_sections(f.read())[1]
+    for artifact in masters.XSLM_ARTIFACTS:
+        with open(os.path.join(workspace, "outputs", artifact), encoding="utf-8") as f:
+            with open(os.path.join(ROOT, "outputs", artifact), encoding="utf-8") as g:
+                assert f.read() == g.read(), artifact
+    printed = json.dumps(books["01-engine.ipynb"].cells, ensure_ascii=False)
+    assert "engine.py: 1단계" in printed  # save(Value) answered in Korean

@@ -92,9 +92,10 @@ save(linear)
 # %% [markdown] id="cell-12"
 # ## Norm, without gain or bias
 #
-# Part one's layer norm had a gain and a bias. The tiny GPT keeps only the normalising part: subtract the
-# mean, divide by the standard deviation (with a small $\varepsilon$ so a constant vector does not divide
-# by zero). The result has mean 0 and variance close to 1.
+# Part one's layer norm had no gain or bias either (a full transformer learns both), and the tiny GPT's
+# `norm` is the same formula, now on `Value`s: subtract the mean, divide by the standard deviation (with a
+# small $\varepsilon$ so a constant vector does not divide by zero). The result has mean 0 and variance
+# close to 1.
 #
 # $$\operatorname{norm}(x)_i = \frac{x_i - \mu}{\sqrt{\sigma^2 + \varepsilon}},\qquad
 # \mu = \frac1n\sum_i x_i,\quad \sigma^2 = \frac1n\sum_i (x_i - \mu)^2,\quad \varepsilon = 10^{-5}$$
