@@ -14,7 +14,6 @@ the reference: no learner code is needed to judge them.
 import json
 import os
 import sys
-import time
 import zlib
 from dataclasses import replace
 
@@ -24,7 +23,7 @@ from checkpoints.compare import first_difference
 from checkpoints.modelfile import foreign_imports, read_sections
 from checkpoints.xslm import artifacts, checks, files
 from checkpoints.xslm.checks import VISIBLE, Probe, checkpoint_report, signature
-from grading import sandbox, xslm_hidden
+from grading import judge, sandbox, xslm_hidden
 from grading.judge import (
     Budget,
     Verdict,
@@ -406,26 +405,8 @@ def say_file(sentence, section):
 
 def judge_folder(folder, grade_ids=None):
     """({grade_id: Verdict}, problems) for a part-two submission folder."""
-    judgement = XslmJudgement(folder)
-    try:
-        return {g: judgement.verdict(g) for g in (grade_ids or CELLS)}, judgement.problems
-    finally:
-        judgement.close()
-
-
-def main(argv):
-    """Print every graded cell's verdict and the problems of one submission folder, timed."""
-    if len(argv) != 1:
-        raise SystemExit("usage: python -m grading.xslm_judge <submission folder>")
-    sandbox.require()
-    start = time.perf_counter()
-    verdicts, problems = judge_folder(argv[0])
-    for verdict in verdicts.values():
-        print(f"[{'pass' if verdict.passed else 'FAIL'}] {verdict.grade_id}\n{verdict.text}\n")
-    for problem in problems:
-        print(f"problem: {problem}")
-    print(f"judged in {time.perf_counter() - start:.2f} s")
+    return judge.judge_folder(folder, grade_ids, XslmJudgement, CELLS)
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    judge.main(sys.argv[1:], "grading.xslm_judge", judge_folder)

@@ -167,15 +167,16 @@ def check_artifact(filename):
     return _conclude(report)
 
 
-def write_artifact(filename, text):
-    """Write outputs/<filename> (kept as submitted while grading)."""
+def write_artifact(filename, text, show=True):
+    """Write outputs/<filename> (kept as submitted while grading); show=False: its size only."""
     if grading():
         print(say("grading_artifact", path=f"{OUTPUTS}/{filename}"))
         return
     os.makedirs(OUTPUTS, exist_ok=True)
     with open(os.path.join(OUTPUTS, filename), "w", encoding="utf-8") as f:
         f.write(text.rstrip("\n") + "\n")
-    print(say("wrote_artifact", path=f"{OUTPUTS}/{filename}", text=text.rstrip()))
+    shown = text.rstrip() if show else say("characters", count=len(text))
+    print(say("wrote_artifact", path=f"{OUTPUTS}/{filename}", text=shown))
 
 
 def progress():

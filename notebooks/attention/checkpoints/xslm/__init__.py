@@ -8,9 +8,7 @@
 Standard library only, like the rest of the checkpoints package.
 """
 
-import os
-
-from .. import CheckpointFailed, grading, i18n, quiet, show
+from .. import CheckpointFailed, grading, i18n, quiet, show, write_artifact
 from ..artifacts import OUTPUTS
 from ..modelfile import ModelFileError
 from ..pictures import show_curve
@@ -111,18 +109,6 @@ def steps_to_train(steps):
 def hidden(name):
     """Where a hidden check stands: the grader's judge scores it, outside your kernel."""
     print(say("hidden_check", check=name))
-
-
-def write_artifact(filename, text, show=True):
-    """Write outputs/<filename> (kept as submitted while grading); show=False: say only where."""
-    if grading():
-        print(say("grading_artifact", path=f"{OUTPUTS}/{filename}"))
-        return
-    os.makedirs(OUTPUTS, exist_ok=True)
-    with open(os.path.join(OUTPUTS, filename), "w", encoding="utf-8") as f:
-        f.write(text.rstrip("\n") + "\n")
-    shown = text.rstrip() if show else say("bytes", count=len(text))
-    print(say("wrote_artifact", path=f"{OUTPUTS}/{filename}", text=shown))
 
 
 def check_artifact(filename):

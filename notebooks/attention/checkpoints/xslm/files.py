@@ -5,7 +5,6 @@ function or class, each opened by its step's marker line, kept in step order. en
 only math; gpt.py also random, json and the learner's own engine.
 """
 
-import importlib.util
 import os
 import sys
 
@@ -15,7 +14,7 @@ from ..modelfile import (
     cell_source,
     compose,
     foreign_imports,
-    parsable_part,
+    load_model,
     read_sections,
     without_markers,
 )
@@ -122,27 +121,11 @@ def save(obj):
 
 
 def load_file(filename, module_name, folder="."):
-    """One learner file imported afresh from disk as its own module, damaged sections left out.
-
-    Its BROKEN_SECTIONS lists the sections that do not parse, so a hand edit that breaks one step
-    costs only that step.
-    """
+    """One learner file imported afresh from disk as its own module, damaged sections left out
+    (listed in its BROKEN_SECTIONS), as model.py is loaded in part one."""
     path = os.path.join(folder, filename)
-    if not os.path.exists(path):
-        raise ModelFileError(say("no_file", path=filename))
-    with open(path, encoding="utf-8") as f:
-        text = f.read()
-    try:
-        compile(text, filename, "exec")
-        source, broken = text, {}
-    except SyntaxError:
-        source, broken = parsable_part(text, filename, step_of)
-    check_imports(source, filename, filename)
-    module = importlib.util.module_from_spec(importlib.util.spec_from_loader(module_name, None))
-    module.__file__ = os.path.abspath(path)
-    exec(compile(source, filename, "exec"), module.__dict__)
-    module.BROKEN_SECTIONS = broken
-    return module
+    check = lambda source: check_imports(source, filename, filename)  # noqa: E731
+    return load_model(path, module_name, step_of, check)
 
 
 def load_learner(folder=".", with_gpt=True):
