@@ -11,6 +11,7 @@ the reference: no learner code is needed to judge them.
     python -m grading.xslm_judge submitted/<student>/xslm   # print every graded cell's verdict
 """
 
+import functools
 import json
 import os
 import sys
@@ -199,6 +200,7 @@ def freshened(probe, factor, seed):
     return Probe(probe.id, probe.probe, move(probe.args))
 
 
+@functools.cache
 def fresh_known(name):
     """(fresh probes of a checkpoint, their answers by the reference) for the visible checks."""
     import random
@@ -328,11 +330,9 @@ class XslmJudgement:
 
     def hidden_verdict(self, grade_id, group, run):
         """Seeded cases against the reference: counts, the first failing claim, a diagnosis."""
-        reference, failures = reference_run(), []
-        cases = xslm_hidden.cases(group)
-        for claim, probe, args in cases:
-            call = Probe(claim, probe, args)
-            got, want = signature(run(call)), signature(reference(call))
+        failures, cases = [], xslm_hidden.cases(group)
+        for (claim, probe, args), want in zip(cases, reference_answers(group)):
+            got = signature(run(Probe(claim, probe, args)))
             words = claim_words(claim, probe, args)
             if isinstance(got, dict):
                 failures.append(said("case_raised", case=words, kind=got["raises"]))
@@ -376,6 +376,15 @@ class XslmJudgement:
             if isinstance(worker, Worker):
                 worker.close()
         self.workers = {}
+
+
+@functools.cache
+def reference_answers(group):
+    """The reference's answers to a hidden group's cases, computed once per process."""
+    run = reference_run()
+    return [
+        signature(run(Probe(claim, probe, args))) for claim, probe, args in xslm_hidden.cases(group)
+    ]
 
 
 def learned(answer):
