@@ -8,6 +8,7 @@
 Standard library only, like the rest of the checkpoints package.
 """
 
+
 from .. import CheckpointFailed, grading, i18n, quiet, show, write_artifact
 from ..artifacts import OUTPUTS
 from ..modelfile import ModelFileError
