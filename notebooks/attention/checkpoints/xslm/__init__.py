@@ -8,7 +8,6 @@
 Standard library only, like the rest of the checkpoints package.
 """
 
-
 from .. import CheckpointFailed, grading, i18n, quiet, show, write_artifact
 from ..artifacts import OUTPUTS
 from ..modelfile import ModelFileError
