@@ -1,6 +1,7 @@
 """Figures for the closing notes.
 
-Notebook run times, student-edition size, check and grading speed.
+Notebook run times, student-edition size, check and grading speed, for part one and part two
+(its training in notebook 4, its checkpoints and its judge).
 
 make bench            (or: PYTHONPATH=. .venv/bin/python bench/run.py)
 """
@@ -13,7 +14,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from checkpoints.steps import CHECKS  # noqa: E402
-from grading import course, hidden, judge, masters, sandbox  # noqa: E402
+from grading import course, hidden, judge, masters, sandbox, xslm_judge  # noqa: E402
 from grading.isolation import underlay  # noqa: E402
 from grading.reference import ROOT, reference  # noqa: E402
 
@@ -60,6 +61,29 @@ def main():
         f"judge_folder, reference submission: {best:.2f} s (best of 3)"
         + ("  [UNSAFE: no sandbox]" if sandbox.unsafe() else "  [sandboxed]")
     )
+    part_two(folder)
+
+
+def part_two(folder):
+    """Part two: its five notebooks (training included), its checks, its judge on one submission."""
+    import xslm
+    from checkpoints.xslm.checks import CHECKS as XSLM_CHECKS
+    from checkpoints.xslm.checks import Local, checkpoint_report
+
+    print("== part two: master notebooks (nbclient, scratch copy) ==")
+    with tempfile.TemporaryDirectory() as scratch:
+        _, timings = masters.run_masters(scratch, part="xslm")
+    print(f"total {sum(timings.values()):.1f} s")
+    print("== part two: checkpoints, best of 3, on the reference ==")
+    for name in XSLM_CHECKS:
+        best = timed(lambda name=name: checkpoint_report(name, Local(xslm.engine, xslm.gpt)), 3)
+        print(f"{name:13} {best * 1000:8.1f} ms")
+    for name in ("engine.py", "gpt.py"):
+        with open(os.path.join(ROOT, "xslm", name)) as src:
+            with open(os.path.join(folder, name), "w") as dst:
+                dst.write(src.read())
+    best = timed(lambda: xslm_judge.judge_folder(folder), repeat=3)
+    print(f"part two's judge, reference submission (15 graded cells): {best:.2f} s (best of 3)")
 
 
 if __name__ == "__main__":

@@ -524,22 +524,26 @@ def fingerprint(folder):
     return digest.hexdigest()
 
 
-def judge_folder(folder, grade_ids=None):
-    """({grade_id: Verdict}, problems) for a submission folder (all graded cells, or grade_ids)."""
-    judgement = Judgement(folder)
+def judge_folder(folder, grade_ids=None, judgement_class=None, cells=None):
+    """({grade_id: Verdict}, problems) for a submission folder (all graded cells, or grade_ids).
+
+    judgement_class and cells are part two's (grading.xslm_judge) for its folders.
+    """
+    judgement = (judgement_class or Judgement)(folder)
     try:
-        return {gid: judgement.verdict(gid) for gid in (grade_ids or CELLS)}, judgement.problems
+        chosen = grade_ids or cells or CELLS
+        return {gid: judgement.verdict(gid) for gid in chosen}, judgement.problems
     finally:
         judgement.close()
 
 
-def main(argv):
+def main(argv, module="grading.judge", judged=judge_folder):
     """Print every graded cell's verdict and the problems of one submission folder, timed."""
     if len(argv) != 1:
-        raise SystemExit("usage: python -m grading.judge <submission folder>")
+        raise SystemExit(f"usage: python -m {module} <submission folder>")
     sandbox.require()
     start = time.perf_counter()
-    verdicts, problems = judge_folder(argv[0])
+    verdicts, problems = judged(argv[0])
     for verdict in verdicts.values():
         print(f"[{'pass' if verdict.passed else 'FAIL'}] {verdict.grade_id}\n{verdict.text}\n")
     for problem in problems:

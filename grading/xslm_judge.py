@@ -11,10 +11,10 @@ the reference: no learner code is needed to judge them.
     python -m grading.xslm_judge submitted/<student>/xslm   # print every graded cell's verdict
 """
 
+import functools
 import json
 import os
 import sys
-import time
 import zlib
 from dataclasses import replace
 
@@ -24,7 +24,7 @@ from checkpoints.compare import first_difference
 from checkpoints.modelfile import foreign_imports, read_sections
 from checkpoints.xslm import artifacts, checks, files
 from checkpoints.xslm.checks import VISIBLE, Probe, checkpoint_report, signature
-from grading import sandbox, xslm_hidden
+from grading import judge, sandbox, xslm_hidden
 from grading.judge import (
     Budget,
     Verdict,
@@ -200,6 +200,7 @@ def freshened(probe, factor, seed):
     return Probe(probe.id, probe.probe, move(probe.args))
 
 
+@functools.cache
 def fresh_known(name):
     """(fresh probes of a checkpoint, their answers by the reference) for the visible checks."""
     import random
@@ -331,11 +332,9 @@ class XslmJudgement:
 
     def hidden_verdict(self, grade_id, group, run):
         """Seeded cases against the reference: counts, the first failing claim, a diagnosis."""
-        reference, failures = reference_run(), []
-        cases = xslm_hidden.cases(group)
-        for claim, probe, args in cases:
-            call = Probe(claim, probe, args)
-            got, want = signature(run(call)), signature(reference(call))
+        failures, cases = [], xslm_hidden.cases(group)
+        for (claim, probe, args), want in zip(cases, reference_answers(group)):
+            got = signature(run(Probe(claim, probe, args)))
             words = claim_words(claim, probe, args)
             if isinstance(got, dict):
                 failures.append(said("case_raised", case=words, kind=got["raises"]))
@@ -381,6 +380,15 @@ class XslmJudgement:
         self.workers = {}
 
 
+@functools.cache
+def reference_answers(group):
+    """The reference's answers to a hidden group's cases, computed once per process."""
+    run = reference_run()
+    return [
+        signature(run(Probe(claim, probe, args))) for claim, probe, args in xslm_hidden.cases(group)
+    ]
+
+
 def learned(answer):
     """A training answer [losses, mean loss before, after] that fell by the stated margin."""
     parts = answer if isinstance(answer, list) and len(answer) == 3 else [None, None, None]
@@ -408,26 +416,8 @@ def say_file(sentence, section):
 
 def judge_folder(folder, grade_ids=None):
     """({grade_id: Verdict}, problems) for a part-two submission folder."""
-    judgement = XslmJudgement(folder)
-    try:
-        return {g: judgement.verdict(g) for g in (grade_ids or CELLS)}, judgement.problems
-    finally:
-        judgement.close()
-
-
-def main(argv):
-    """Print every graded cell's verdict and the problems of one submission folder, timed."""
-    if len(argv) != 1:
-        raise SystemExit("usage: python -m grading.xslm_judge <submission folder>")
-    sandbox.require()
-    start = time.perf_counter()
-    verdicts, problems = judge_folder(argv[0])
-    for verdict in verdicts.values():
-        print(f"[{'pass' if verdict.passed else 'FAIL'}] {verdict.grade_id}\n{verdict.text}\n")
-    for problem in problems:
-        print(f"problem: {problem}")
-    print(f"judged in {time.perf_counter() - start:.2f} s")
+    return judge.judge_folder(folder, grade_ids, XslmJudgement, CELLS)
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    judge.main(sys.argv[1:], "grading.xslm_judge", judge_folder)
