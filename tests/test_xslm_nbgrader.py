@@ -167,3 +167,18 @@ def test_a_learner_runs_part_two_in_the_korean_workspace(tmp_path):
                 assert f.read() == g.read(), artifact
     printed = json.dumps(books["01-engine.ipynb"].cells, ensure_ascii=False)
     assert "engine.py: 1단계" in printed  # save(Value) answered in Korean
+
+
+def test_make_demo_part_two():
+    """`make demo PART=xslm`: the correct learner scores 29 of 29, the empty one 0, and each
+    catalogued mistake loses points and is named in grades-xslm.csv (runs last: it starts over)."""
+    from xslm.mistakes import MISTAKES
+
+    rows = {row[0]: row for row in classroom.demo("xslm")}
+    assert rows["xslm-correct"][2:4] == (29.0, 29.0)
+    assert rows["xslm-empty"][2] == 0.0
+    for mistake in MISTAKES:
+        student, scores, total, _, diagnoses = rows[
+            "xslm-" + mistake.split(".")[1].replace("_", "-")
+        ]
+        assert total < 29.0 and mistake in diagnoses, (student, total, diagnoses)

@@ -54,9 +54,11 @@ print("chain rule:", 2 * (a * b + a) * (b + 1))  # dL/dc · dc/da, with c = a·b
 # 1. **A number used twice gets both paths.** In $c = a \cdot b + a$, the value $a$ reaches $c$ twice:
 #    through the product and directly. Its gradient is the *sum* of the two: $b + 1$. Writing
 #    `grad = ...` instead of `grad += ...` keeps only one path.
-# 2. **No recursion.** A training step of the tiny GPT builds a graph of about 30,000 numbers, and
-#    a recursive walk would stop at Python's limit of about 1,000 nested calls. Order the graph with
-#    an explicit stack so that every node comes after its inputs, then walk that order backwards.
+# 2. **No recursion.** A recursive walk goes as deep as the graph's longest chain of operations. One
+#    training step of the tiny GPT builds about 30,000 numbers but is only about 200 deep; a longer
+#    context, more blocks, or the long chain below go far past Python's limit of about 1,000 nested
+#    calls, and an engine should not depend on the model staying small. Order the graph with an
+#    explicit stack so that every node comes after its inputs, then walk that order backwards.
 #
 # `backward()` also sets every gradient of the graph afresh (to 0, and 1 for the output itself) before
 # it adds anything, so calling it again after a training step never counts old gradients twice.
@@ -67,7 +69,9 @@ print("chain rule:", 2 * (a * b + a) * (b + 1))  # dL/dc · dc/da, with c = a·b
 # Write the class in the cell below. Each operation returns a new `Value` with its inputs and the local
 # slope for each input (`+`: 1 and 1; `·`: the other factor; `a**k`: $k a^{k-1}$; `exp`: $e^a$;
 # `log`: $1/a$; `relu`: 1 where $a > 0$, else 0). Subtraction and division are written with the others
-# ($a - b = a + (-1)b$, $a / b = a \cdot b^{-1}$), and plain numbers on either side become constants.
+# ($a - b = a + (-1)b$, $a / b = a \cdot b^{-1}$), and plain numbers on either side become constants:
+# `-v` needs `__neg__`, and `3 + v`, `3 - v`, `3 * v`, `3 / v` reach `__radd__`, `__rsub__`, `__rmul__`
+# and `__rtruediv__`.
 # The helpers `lift` and `topological_order` belong in the same cell: `save(Value)` copies the whole
 # cell into `engine.py`.
 
@@ -183,7 +187,7 @@ L.backward()
 print(L.data, a.grad, b.grad)  # 144.0 144.0 48.0
 
 # %% [markdown] id="cell-09"
-# And a chain far deeper than Python's recursion limit, the size of a real training step:
+# And a chain far deeper than Python's recursion limit (30,000 operations in a row):
 
 # %% id="cell-10"
 x = Value(1.0)

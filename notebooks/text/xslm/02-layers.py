@@ -128,7 +128,8 @@ save(norm)
 # ## Checkpoint 2
 #
 # Each cell below checks one layer from `engine.py`: values and gradients on known inputs, softmax on
-# scores in the thousands, shapes, and norm's mean and variance.
+# scores in the thousands, one output per row of `W`, and norm of `[1, 2, 3, 6]` and of a constant
+# vector.
 
 # %% id="xslm02-softmax-checks" nbgrader={"grade": true, "grade_id": "xslm02-softmax-checks", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 check("softmax")

@@ -15,8 +15,9 @@
 # bottom and a head at the top. The model reads a list of token ids and, at every position, gives a
 # score (**logit**) to each token of the vocabulary for what comes next.
 #
-# The sizes are the lesson's: a vocabulary of 40 tokens, width 8, a context of 12 tokens, one block with
-# one attention head. That makes nine weight matrices and 1,248 numbers to learn. By the end of this
+# The sizes are those of the tiny-GPT lesson this course follows (the neighbouring lesson named at the end
+# of part one): a vocabulary of 40 tokens, width 8, a context of 12 tokens, one block with one attention
+# head. That makes nine weight matrices and 1,248 numbers to learn. By the end of this
 # notebook `gpt.py` holds the class `GPT`.
 
 # %% id="xslm03-setup" nbgrader={"grade": false, "grade_id": "xslm03-setup", "locked": true, "schema_version": 3, "solution": false}
@@ -36,15 +37,16 @@ from engine import Value, linear, norm, softmax
 # |---|---|---|
 # | `token` | $V \times d$ | row $t$ is token $t$'s embedding |
 # | `position` | $n \times d$ | row $i$ is added at position $i$ |
-# | `query`, `key`, `value` | $d \times d$ each | part one's $Q$, $K$, $V$ projections |
+# | `query`, `key`, `value` | $d \times d$ each | the projections that make part one's queries, keys and values |
 # | `project` | $d \times d$ | mixes the attention's output back into the stream |
 # | `expand` | $2d \times d$ | the MLP widens to $2d$ ... |
 # | `contract` | $d \times 2d$ | ... and comes back to $d$ |
 # | `head` | $V \times d$ | one logit per token of the vocabulary |
 #
-# $2 \cdot 40 \cdot 8 + 12 \cdot 8 + 4 \cdot 64 + 2 \cdot 128 = 1{,}248$. Each starts as Gaussian noise
-# with spread 0.1, drawn from `random.Random(seed)` in the order of the table, row by row, so the same seed
-# always gives the same model.
+# $2 \cdot 40 \cdot 8 + 12 \cdot 8 + 4 \cdot 64 + 2 \cdot 128 = 1{,}248$. Each weight starts as
+# `Value(rng.gauss(0.0, 0.1))` (Gaussian noise with standard deviation 0.1), drawn from one
+# `rng = random.Random(seed)`, matrix by matrix in the order of the table and row by row, so the same seed
+# always gives the same model (the checkpoint compares the exact numbers).
 
 # %% [markdown] id="cell-03"
 # ## One position at a time
@@ -69,12 +71,14 @@ from engine import Value, linear, norm, softmax
 # ## Your turn: `GPT` (5 points)
 #
 # `GPT(vocab, width, context, seed=7)` with:
+# - the sizes kept as attributes `vocab`, `width` and `context` (step 5 uses them);
 # - `weights`: a dict of the nine matrices (lists of rows of `Value`s) named as in the table, and
-#   `parameters`: all their `Value`s in one list;
-# - `forward(ids)`: one row of `vocab` logits per position (refuse an empty list or more than `context`
-#   ids with a `ValueError`);
-# - `state()`: the weights as plain numbers, `{name: rows}`, and `load(state)`, which puts such numbers
-#   back (and refuses a state of another shape with a `ValueError` before changing anything).
+#   `parameters`: all their `Value`s in one list (the same objects);
+# - `forward(ids)`: a list of rows of `Value`s, one row of `vocab` logits per position (refuse an empty
+#   list or more than `context` ids with a `ValueError`);
+# - `state()`: the weights as plain numbers, `{name: rows}`, and `load(state)`, which writes such numbers
+#   into the `.data` of the model's existing `Value`s, so `parameters` stays the same objects (and refuses
+#   a state of another shape with a `ValueError` before changing anything).
 #
 # The helpers (`shapes`, `add`) belong in the same cell.
 
