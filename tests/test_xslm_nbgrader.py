@@ -143,11 +143,14 @@ def test_translated_student_editions_of_part_two(code):
 
 
 @pytest.mark.notebooks
-def test_a_learner_runs_part_two_in_the_korean_workspace(tmp_path):
+def test_a_learner_runs_part_two_in_the_korean_workspace(tmp_path, monkeypatch):
     """The learner's flow, from the student edition: part one's workspace, then part two's
     Korean notebooks solved and run in order, leave engine.py and gpt.py with the reference's
     sections, a trained model's weights and its samples, with the messages in Korean."""
     from checkpoints.modelfile import read_sections
+
+    monkeypatch.delenv("PYTHONPATH", raising=False)  # a learner's kernel has no grading package
+    monkeypatch.delenv("ATTENTION_EDITION", raising=False)  # the workspace says its edition
 
     workspace = course.workspace(str(tmp_path / "ws"), edition="ko", assignment="xslm")
     solutions = course.solution_cells(masters.XSLM_SOURCE)
