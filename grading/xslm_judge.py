@@ -98,19 +98,13 @@ def _module(name, parts, filename):
 
 def broken():
     return sorted(_broken.items())
-
-def _lists(value):
-    if isinstance(value, dict):
-        return [[k, _lists(value[k])] for k in sorted(value)]
-    if isinstance(value, (list, tuple)):
-        return [_lists(v) for v in value]
-    return value
 """
 PROBE_CALL = """
 _probes = _module("xslm_probes", [("probes", {text!r})], "probes.py")
 
 def probe(name, *args):
-    return _lists(_probes.PROBES[name](_sys.modules.get("engine"), _sys.modules.get("gpt"), *args))
+    answer = _probes.PROBES[name](_sys.modules.get("engine"), _sys.modules.get("gpt"), *args)
+    return _probes.as_lists(answer)
 """
 
 

@@ -15,7 +15,7 @@ from .. import i18n
 from ..compare import brief, canonical, first_difference
 from ..hints import Hint
 from ..report import Check, Report
-from .probes import PROBES, seeded_state, stated_shapes
+from .probes import PROBES, as_lists, seeded_state, stated_shapes
 
 ANSWERS_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "answers.json")
 CAUSAL_TOLERANCE = 1e-12
@@ -193,15 +193,6 @@ def signature(value):
     if isinstance(value, BaseException):
         return {"raises": type(value).__name__}
     return canonical(as_lists(value))
-
-
-def as_lists(value):
-    """Dicts (a model's matrices) as [[name, value], ...] sorted by name, so lists compare."""
-    if isinstance(value, dict):
-        return [[k, as_lists(value[k])] for k in sorted(value)]
-    if isinstance(value, (list, tuple)):
-        return [as_lists(v) for v in value]
-    return value
 
 
 def load_answers(path=ANSWERS_FILE):

@@ -204,6 +204,16 @@ def greedy(engine, gpt, dims, state, prompt, steps):
     return ids
 
 
+def as_lists(value):
+    """Dicts (a model's matrices) as [[name, value], ...] sorted by name, so answers are lists
+    (the judge's channel carries no dicts) and compare as lists."""
+    if isinstance(value, dict):
+        return [[k, as_lists(value[k])] for k in sorted(value)]
+    if isinstance(value, (list, tuple)):
+        return [as_lists(v) for v in value]
+    return value
+
+
 PROBES = {
     f.__name__: f
     for f in (
