@@ -418,7 +418,17 @@ def artifact_verdict(grade_id, filename, model, outputs):
     return report_verdict(grade_id, report)
 
 
-class Judgement:
+class Remembered:
+    """A judgement's verdicts, each decided once (by the subclass's decide) and then remembered."""
+
+    def verdict(self, grade_id):
+        """The Verdict of one graded cell, decided once and then remembered."""
+        if grade_id not in self.verdicts:
+            self.verdicts[grade_id] = self.decide(grade_id)
+        return self.verdicts[grade_id]
+
+
+class Judgement(Remembered):
     """All verdicts for one submission folder, computed on demand, one worker per checkpoint."""
 
     def __init__(self, folder):
@@ -456,16 +466,10 @@ class Judgement:
         """Sections that raised while model.py was loading: they are left out, and said so once."""
         for name, kind in sorted(failed.items()):
             if name in STEPS and name not in self.broken:
-                self.broken[name] = said("broken_load", kind=kind)
+                self.broken[name] = said("broken_load", kind=kind, file="model.py")
                 self.problems.append(
                     f"model.py: the {name} section raised {kind} while loading; its checks score 0"
                 )
-
-    def verdict(self, grade_id):
-        """The Verdict of one graded cell, decided once and then remembered."""
-        if grade_id not in self.verdicts:
-            self.verdicts[grade_id] = self.decide(grade_id)
-        return self.verdicts[grade_id]
 
     def decide(self, grade_id):
         """The cell's check, or a failure: a step it needs is broken or unsaved, or no worker."""
@@ -482,6 +486,7 @@ class Judgement:
                             number=step_number(step),
                             step=step,
                             why=self.broken[step],
+                            file="model.py",
                         ),  # fmt: skip
                     ),
                 )
@@ -492,7 +497,7 @@ class Judgement:
         if missing:
             return report_verdict(
                 grade_id,
-                failed_report(name, said("not_saved", function=missing[0])),
+                failed_report(name, said("not_saved", function=missing[0], file="model.py")),
             )
         if kind == "hidden":
             return hidden_verdict(grade_id, name, model)

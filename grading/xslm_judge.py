@@ -108,8 +108,16 @@ def probe(name, *args):
 """
 
 
+@functools.cache
+def probe_section():
+    """The worker's section that loads probes.py and answers probe(name, *args) (read once)."""
+    with open(PROBES_FILE, encoding="utf-8") as f:
+        return PROBE_CALL.format(text=f.read())
+
+
+@functools.cache
 def reference_sections(filename):
-    """{name: source} of the reference's engine.py or gpt.py."""
+    """{name: source} of the reference's engine.py or gpt.py (read once per process)."""
     with open(os.path.join(ROOT, "xslm", filename), encoding="utf-8") as f:
         return read_sections(f.read())[1]
 
@@ -207,7 +215,7 @@ def fresh_known(name):
     return probes, {name: {"correct": correct, "mistakes": {}}}
 
 
-class XslmJudgement:
+class XslmJudgement(judge.Remembered):
     """All verdicts of part two for one submission folder, decided on demand."""
 
     def __init__(self, folder):
@@ -246,8 +254,7 @@ class XslmJudgement:
             for filename, module in ((files.ENGINE_FILE, "engine"), (files.GPT_FILE, "gpt")):
                 parts = self.parts_of(filename, group)
                 sections.append([module, f"_module({module!r}, {parts!r}, {filename!r})"])
-            with open(PROBES_FILE, encoding="utf-8") as f:
-                sections.append(["probes", PROBE_CALL.format(text=f.read())])
+            sections.append(["probes", probe_section()])
             try:
                 worker = Worker(sections, set(), self.budget)
                 self.note_load_failures(worker.call("broken", [], {}), group)
@@ -265,9 +272,7 @@ class XslmJudgement:
         )
         for name, kind in pairs:
             if name in OWN[group] and name in self.own and name not in self.broken:
-                self.broken[name] = said("broken_load", kind=kind).replace(
-                    "model.py", files.file_of(name)
-                )
+                self.broken[name] = said("broken_load", kind=kind, file=files.file_of(name))
                 self.problems.append(
                     f"{files.file_of(name)}: the {name} section raised {kind} while loading; "
                     "its checks score 0"
@@ -277,11 +282,16 @@ class XslmJudgement:
         """True when a group's worker runs reference code beside the learner's."""
         return OWN[group] != OWN["Value"]
 
-    def verdict(self, grade_id):
-        """The Verdict of one graded cell, decided once and then remembered."""
-        if grade_id not in self.verdicts:
-            self.verdicts[grade_id] = self.decide(grade_id)
-        return self.verdicts[grade_id]
+    def not_gradable(self, sections):
+        """Why the first of these sections cannot be graded (broken or never saved), or None."""
+        for section in sections:
+            where = files.file_of(section)
+            if section in self.broken:
+                return said("step_not_graded", number=files.step_of(section), step=section,
+                            why=self.broken[section], file=where)  # fmt: skip
+            if section not in self.own:
+                return said("not_saved", function=section, file=where)
+        return None
 
     def decide(self, grade_id):
         """The cell's check, or a failure: a section it needs is broken or unsaved, or no worker."""
@@ -290,22 +300,15 @@ class XslmJudgement:
             return self.artifact_verdict(grade_id, name)
         judged = CHECKPOINTS.get(name, [name])
         needed = list(dict.fromkeys((["Value"] if "Value" in OWN[name] else []) + judged))
-        for section in needed:
-            if section in self.broken:
-                why = say_file(said("step_not_graded", number=files.step_of(section),
-                                    step=section, why=self.broken[section]), section)  # fmt: skip
-                return report_verdict(grade_id, failed_report(name, why))
-            if section not in self.own:
-                why = say_file(said("not_saved", function=section), section)
-                return report_verdict(grade_id, failed_report(name, why))
+        missing = self.not_gradable(needed)
+        if missing:
+            return report_verdict(grade_id, failed_report(name, missing))
         worker = self.worker(name)
         if isinstance(worker, str):
             return report_verdict(grade_id, failed_report(name, worker))
-        for section in needed:
-            if section in self.broken:  # it raised while the worker loaded it
-                why = say_file(said("step_not_graded", number=files.step_of(section),
-                                    step=section, why=self.broken[section]), section)  # fmt: skip
-                return report_verdict(grade_id, failed_report(name, why))
+        missing = self.not_gradable(needed)  # a section may have raised while the worker loaded
+        if missing:
+            return report_verdict(grade_id, failed_report(name, missing))
         run = RemoteRun(worker)
         if kind == "hidden":
             return self.hidden_verdict(grade_id, name, run)
@@ -401,11 +404,6 @@ def claim_words(claim, probe, args):
     elif probe == "chain":
         fields["length"] = f"{args[0]:,}"
     return checks.CLAIMS[claim].format(**fields)
-
-
-def say_file(sentence, section):
-    """A judge sentence written for model.py, naming part two's file of that section instead."""
-    return sentence.replace("model.py", files.file_of(section))
 
 
 def judge_folder(folder, grade_ids=None):

@@ -8,7 +8,7 @@
 Standard library only, like the rest of the checkpoints package.
 """
 
-from .. import CheckpointFailed, grading, i18n, quiet, show, write_artifact
+from .. import CheckpointFailed, _conclude, grading, i18n, quiet, show, write_artifact
 from ..artifacts import OUTPUTS
 from ..modelfile import ModelFileError
 from ..pictures import show_curve
@@ -78,13 +78,6 @@ def failing_prerequisite(name, engine, gpt):
                 "prerequisite_fails", earlier=earlier, step=files.step_of(earlier), name=name
             )
     return None
-
-
-def _conclude(report):
-    """Show the report; raise CheckpointFailed with its summary when it does not hold."""
-    show(report)
-    if not report.passed:
-        raise CheckpointFailed(report.summary())
 
 
 def check(name):

@@ -4,6 +4,7 @@ The checks read the files and recompute what they claim with a model they are ha
 learner's own here; the reference in the grader, so the points never rest on the learner's code.
 """
 
+import functools
 import json
 import math
 import os
@@ -26,9 +27,18 @@ SAMPLE_STEPS, SAMPLE_SEED = 12, 1
 say = i18n.speaker("xslm_artifacts")
 
 
+@functools.cache
+def course_tokens():
+    """(vocabulary, the corpus as ids), read once per process (the judge asks for every learner)."""
+    text = read_corpus()
+    vocab = vocabulary(text)
+    return vocab, encode(text, vocab)
+
+
 def held_out_pairs():
     """The last tenth of the corpus's 12-token windows: never trained on in step 4."""
-    pairs = windows(encode(read_corpus(), vocabulary(read_corpus())), DIMS[2])
+    vocab, ids = course_tokens()
+    pairs = windows(ids, DIMS[2])
     return pairs[-len(pairs) // 10 :]
 
 
@@ -139,7 +149,7 @@ def learner_model(engine, gpt):
         return sum(float(gpt.loss(m, i, t).data) for i, t in pairs) / len(pairs)
 
     def generate_text(state, prompt, temperature):
-        vocab = vocabulary(read_corpus())
+        vocab = course_tokens()[0]
         ids = gpt.generate(model(state), encode(prompt, vocab), SAMPLE_STEPS, temperature,
                            SAMPLE_SEED)  # fmt: skip
         return decode(ids, vocab)
