@@ -11,6 +11,7 @@ import os
 import sys
 
 from checkpoints.catalogue import at_checkpoint
+from checkpoints.compare import to_strict_json
 from checkpoints.diagnose import FINGERPRINTS_FILE, probe_signatures
 from checkpoints.probes import CHECKPOINTS
 from checkpoints.xslm import checks as xslm_checks
@@ -57,7 +58,7 @@ def build_xslm():
 
 def render(table):
     """The table as the file's text: sorted keys, so the same table always gives the same bytes."""
-    return json.dumps(table, indent=1, sort_keys=True) + "\n"
+    return json.dumps(to_strict_json(table), indent=1, sort_keys=True, allow_nan=False) + "\n"
 
 
 def main(argv):

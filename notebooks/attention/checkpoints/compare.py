@@ -1,5 +1,6 @@
 """Comparing nested lists of numbers, and saying where two of them first part ways."""
 
+import json
 import math
 
 from . import i18n
@@ -8,6 +9,32 @@ TOLERANCE = 1e-6
 
 
 say = i18n.speaker("compare")  # locales/<edition>.json, section "compare"
+
+# JSON has no NaN or infinity; Python writes them anyway, and a browser refuses such a file (the
+# in-browser edition reads the answer tables through the browser). They are stored as this.
+NONFINITE = "nonfinite"
+
+
+def to_strict_json(value):
+    """value with every nan/inf float replaced by {"nonfinite": "nan" | "inf" | "-inf"}."""
+    if isinstance(value, dict):
+        return {k: to_strict_json(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [to_strict_json(v) for v in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return {NONFINITE: repr(value)}
+    return value
+
+
+def from_strict_json(obj):
+    """json.load's object_hook undoing to_strict_json."""
+    return float(obj[NONFINITE]) if list(obj) == [NONFINITE] else obj
+
+
+def load_table(path):
+    """A stored answer table (fingerprints.json, answers.json) with its nan/inf floats back."""
+    with open(path, encoding="utf-8") as f:
+        return json.load(f, object_hook=from_strict_json)
 
 
 def canonical(value):

@@ -1,10 +1,9 @@
 """Recognising a catalogued mistake from what the learner's functions return on the probes."""
 
-import json
 import os
 
 from .catalogue import BY_NAME
-from .compare import canonical, close
+from .compare import canonical, close, load_table
 from .probes import PROBES, call
 
 FINGERPRINTS_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fingerprints.json")
@@ -45,8 +44,7 @@ def same_signature(got, stored):
 
 def load_fingerprints(path=FINGERPRINTS_FILE):
     """{checkpoint: {correct: answers, mistakes: {name: answers}}} from fingerprints.json."""
-    with open(path, encoding="utf-8") as f:
-        return json.load(f)
+    return load_table(path)
 
 
 def probe_signatures(checkpoint, module, probes=None):

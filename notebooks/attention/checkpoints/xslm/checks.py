@@ -6,13 +6,12 @@
 by the instructor's `make fingerprints`; no solution code ships.
 """
 
-import json
 import math
 import os
 from dataclasses import dataclass
 
 from .. import i18n
-from ..compare import brief, canonical, first_difference
+from ..compare import brief, canonical, first_difference, load_table
 from ..hints import Hint
 from ..report import Check, Report
 from .probes import PROBES, as_lists, seeded_state, stated_shapes
@@ -197,8 +196,7 @@ def signature(value):
 
 def load_answers(path=ANSWERS_FILE):
     """{checkpoint: {"correct": {probe id: answer}, "mistakes": {name: {probe id: answer}}}}."""
-    with open(path, encoding="utf-8") as f:
-        return json.load(f)
+    return load_table(path)
 
 
 def matches(got, want):

@@ -1,0 +1,269 @@
+"""make site: the whole course as a static in-browser site (JupyterLite + Pyodide), offline.
+
+python -m lite.build fetch   # the pinned Pyodide runtime and the kernel's wheels, into .venv/lite/
+python -m lite.build         # site/: every edition's student notebooks, both parts, served as is
+
+The site serves everything it runs: JupyterLab's pages, the Pyodide runtime, and the Python
+packages Pyodide's kernel needs (IPython and its dependencies, pure Python). Nothing is fetched
+from elsewhere while a learner works. The notebooks come from the same student editions as the
+nbgrader release (grading.course.workspace), so the site holds no solution, no hidden check, no
+reference and no seed.
+"""
+
+import base64
+import hashlib
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+import time
+import urllib.request
+import zipfile
+
+from grading.reference import ROOT
+
+PYODIDE_VERSION = "314.0.6"
+PYODIDE_TARBALL = f"https://registry.npmjs.org/pyodide/-/pyodide-{PYODIDE_VERSION}.tgz"
+PYODIDE_SHA256 = "d78ac549b28a2a58600cd06f44e017024151775f8c6b2d73fab1475400d38ea2"
+# what the kernel's worker loads from the runtime package; the rest (consoles, maps) stays out
+RUNTIME_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip")
+PYODIDE_PYTHON = "3.14"
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CACHE = os.path.join(ROOT, ".venv", "lite")
+REQUIREMENTS = os.path.join(HERE, "requirements-pyodide.txt")
+STANDINS = os.path.join(HERE, "standins")
+SITE = os.path.join(ROOT, "site")
+WORK = os.path.join(ROOT, "build", "lite")
+KERNEL_EXTENSION = os.path.join(
+    sys.prefix, "share", "jupyter", "labextensions", "@jupyterlite", "pyodide-kernel-extension"
+)
+# the kernel's own wheels, shipped inside its extension: the kernel itself and an ipykernel shim
+KERNEL_WHEELS = ("pyodide_kernel-", "ipykernel-")
+FIRST_NOTEBOOKS = {"attention": "01-softmax.ipynb", "xslm": "01-engine.ipynb"}
+
+
+def sha256(path):
+    """Hex SHA-256 of a file."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def fetch_runtime(cache=CACHE):
+    """The Pyodide runtime files in cache/pyodide/ (from npm's tarball, checked by its SHA-256)."""
+    target = os.path.join(cache, "pyodide")
+    if all(os.path.exists(os.path.join(target, n)) for n in RUNTIME_FILES + ("pyodide-lock.json",)):
+        return target
+    print(f"fetching Pyodide {PYODIDE_VERSION} from {PYODIDE_TARBALL} ...", flush=True)
+    with urllib.request.urlopen(PYODIDE_TARBALL, timeout=300) as reply:
+        data = reply.read()
+    found = hashlib.sha256(data).hexdigest()
+    if found != PYODIDE_SHA256:
+        raise SystemExit(f"Pyodide tarball has SHA-256 {found}, expected {PYODIDE_SHA256}")
+    os.makedirs(target, exist_ok=True)
+    with tarfile.open(fileobj=io.BytesIO(data)) as tar:
+        for name in RUNTIME_FILES + ("pyodide-lock.json",):
+            member = tar.getmember(f"package/{name}")
+            with tar.extractfile(member) as src, open(os.path.join(target, name), "wb") as dst:
+                shutil.copyfileobj(src, dst)
+    return target
+
+
+def fetch_wheels(cache=CACHE):
+    """The kernel's pinned pure-Python wheels in cache/wheels/ (pip checks each hash)."""
+    target = os.path.join(cache, "wheels")
+    done = os.path.join(target, ".requirements")
+    with open(REQUIREMENTS, encoding="utf-8") as f:
+        wanted = f.read()
+    if os.path.exists(done) and open(done, encoding="utf-8").read() == wanted:
+        return target
+    print("fetching the in-browser kernel's wheels ...", flush=True)
+    shutil.rmtree(target, ignore_errors=True)
+    subprocess.run(
+        [sys.executable, "-m", "pip", "download", "--quiet", "--disable-pip-version-check",
+         "--no-deps", "--only-binary=:all:", "--require-hashes", "--platform", "any",
+         "--implementation", "py", "--abi", "none", "--python-version", PYODIDE_PYTHON,
+         "-r", REQUIREMENTS, "-d", target],
+        check=True,
+    )  # fmt: skip
+    with open(done, "w", encoding="utf-8") as f:
+        f.write(wanted)
+    return target
+
+
+def fetch(cache=CACHE):
+    """Everything make site downloads, so that building (and the tests) need no network."""
+    return fetch_runtime(cache), fetch_wheels(cache)
+
+
+def standin_wheel(name, dest):
+    """A wheel of lite/standins/<name> (version 0+course) written into dest; returns its path."""
+    source = os.path.join(STANDINS, name)
+    info = f"{name}-0+course.dist-info"
+    files = {}
+    for folder, _, names in sorted(os.walk(source)):
+        for n in sorted(names):
+            if n.endswith(".py"):
+                path = os.path.join(folder, n)
+                with open(path, "rb") as f:
+                    files[os.path.relpath(path, STANDINS).replace(os.sep, "/")] = f.read()
+    files[f"{info}/METADATA"] = f"Metadata-Version: 2.1\nName: {name}\nVersion: 0+course\n".encode()
+    files[f"{info}/WHEEL"] = b"Wheel-Version: 1.0\nGenerator: lite.build\nRoot-Is-Purelib: true\n"
+    files[f"{info}/top_level.txt"] = f"{name}\n".encode()
+    record = [f"{p},sha256={_urlsafe_digest(data)},{len(data)}" for p, data in files.items()]
+    files[f"{info}/RECORD"] = ("\n".join(record + [f"{info}/RECORD,,"]) + "\n").encode()
+    path = os.path.join(dest, f"{name}-0+course-py3-none-any.whl")
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as whl:
+        for p, data in files.items():
+            whl.writestr(zipfile.ZipInfo(p, date_time=(2026, 1, 1, 0, 0, 0)), data)
+    return path
+
+
+def _urlsafe_digest(data):
+    return base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+
+
+def wheel_entry(path):
+    """One pyodide-lock.json package entry for a pure-Python wheel file."""
+    from packaging.utils import canonicalize_name, parse_wheel_filename
+
+    name, version, _, _ = parse_wheel_filename(os.path.basename(path))
+    with zipfile.ZipFile(path) as whl:
+        names = whl.namelist()
+        tops = [n for n in names if n.endswith(".dist-info/top_level.txt")]
+        if tops:
+            imports = whl.read(tops[0]).decode().split()
+        else:  # no top_level.txt: the top folders and modules the wheel installs
+            imports = sorted(
+                {n.split("/")[0].removesuffix(".py") for n in names if ".dist-info/" not in n}
+            )
+    return {
+        "name": canonicalize_name(name),
+        "version": str(version),
+        "file_name": os.path.basename(path),
+        "install_dir": "site",
+        "sha256": sha256(path),
+        "package_type": "package",
+        "imports": [i for i in imports if i.isidentifier()],
+        "depends": [],  # every package is named in loadPyodideOptions.packages, in order
+        "unvendored_tests": False,
+    }
+
+
+def kernel_packages(pyodide_dir, wheels):
+    """Copy the wheels beside the runtime and write its pyodide-lock.json; returns their names.
+
+    The lock keeps the runtime's own `info` and lists only the site's wheels: the kernel's
+    packages, and stand-ins for micropip and piplite (the installers the kernel loads first).
+    """
+    with open(os.path.join(pyodide_dir, "pyodide-lock.json"), encoding="utf-8") as f:
+        runtime_lock = json.load(f)
+    entries = {}
+    for path in wheels:
+        shutil.copy(path, pyodide_dir)
+        entry = wheel_entry(os.path.join(pyodide_dir, os.path.basename(path)))
+        entries[entry["name"]] = entry
+    lock = {"info": runtime_lock["info"], "packages": entries}
+    with open(os.path.join(pyodide_dir, "pyodide-lock.json"), "w", encoding="utf-8") as f:
+        json.dump(lock, f, indent=1, sort_keys=True)
+    return sorted(entries)
+
+
+def lite_config(packages):
+    """jupyter-lite.json: the site's own Pyodide, every kernel package loaded at start, no PyPI."""
+    kernel = {
+        "pyodideUrl": "./static/pyodide/pyodide.mjs",
+        "disablePyPIFallback": True,
+        "pipliteUrls": [],
+        "loadPyodideOptions": {
+            "packages": packages,
+            # compiled files would be written through to the browser's storage beside the
+            # learner's notebooks; the site's modules are small and import quickly without them
+            "env": {"HOME": "/home/pyodide", "PYTHONDONTWRITEBYTECODE": "1"},
+        },
+    }
+    return {
+        "jupyter-lite-schema-version": 0,
+        "jupyter-config-data": {
+            "appName": "Attention by hand",
+            "litePluginSettings": {"@jupyterlite/pyodide-kernel-extension:kernel": kernel},
+        },
+    }
+
+
+def workspaces(dest):
+    """dest/<edition>/: each edition's student notebooks of both parts, model.py and the
+    checkpoints package, exactly as `make lab EDITION=<edition>` (then PART=xslm) prepares them."""
+    from grading import course, editions
+    from grading.masters import PARTS
+
+    shutil.rmtree(dest, ignore_errors=True)
+    for edition in editions.languages():
+        for part in PARTS:
+            course.workspace(os.path.join(dest, edition), edition=edition, assignment=part)
+    return dest
+
+
+def _files(folder, wanted):
+    """Sorted paths of the files in folder whose names are wanted."""
+    return [os.path.join(folder, n) for n in sorted(os.listdir(folder)) if wanted(n)]
+
+
+def build(out=SITE, work=WORK):
+    """Build the site into out; returns out. Progress goes to stdout."""
+    start = time.monotonic()
+    runtime, wheel_dir = fetch()
+    if not os.path.isdir(KERNEL_EXTENSION):
+        raise SystemExit(f"{KERNEL_EXTENSION} is missing: pip install -r requirements.txt")
+    shutil.rmtree(work, ignore_errors=True)
+    lite_dir = os.path.join(work, "src")
+    pyodide_dir = os.path.join(lite_dir, "static", "pyodide")
+    os.makedirs(pyodide_dir)
+    for name in RUNTIME_FILES + ("pyodide-lock.json",):
+        shutil.copy(os.path.join(runtime, name), pyodide_dir)
+    shipped = os.path.join(KERNEL_EXTENSION, "static", "pypi")
+    wheels = _files(wheel_dir, lambda n: n.endswith(".whl"))
+    wheels += _files(shipped, lambda n: n.startswith(KERNEL_WHEELS))
+    wheels += [standin_wheel(n, work) for n in ("micropip", "piplite")]
+    packages = kernel_packages(pyodide_dir, wheels)
+    with open(os.path.join(lite_dir, "jupyter-lite.json"), "w", encoding="utf-8") as f:
+        json.dump(lite_config(packages), f, indent=1)
+    print(f"kernel: Pyodide {PYODIDE_VERSION} with {len(packages)} packages", flush=True)
+    content = workspaces(os.path.join(work, "content"))
+    shutil.rmtree(out, ignore_errors=True)
+    print("jupyter lite build ...", flush=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "jupyter", "lite", "build", "--lite-dir", lite_dir,
+         "--output-dir", out, "--contents", content, "--no-sourcemaps",
+         "--LiteBuildConfig.ignore_sys_prefix=True",
+         f"--LiteBuildConfig.federated_extensions={KERNEL_EXTENSION}"],
+        cwd=work, capture_output=True, text=True,
+    )  # fmt: skip
+    if done.returncode != 0:
+        print(done.stdout[-4000:] + done.stderr[-4000:])
+        raise SystemExit("jupyter lite build failed (its log is above)")
+    size = sum(os.path.getsize(os.path.join(d, n)) for d, _, ns in os.walk(out) for n in ns)
+    where = os.path.relpath(out, ROOT)
+    print(f"{where}/: {size / 2**20:.1f} MiB in {time.monotonic() - start:.0f} s", flush=True)
+    return out
+
+
+def main(argv):
+    """fetch | [site [folder]]"""
+    if argv[:1] == ["fetch"]:
+        fetch()
+        return
+    if argv[:1] in ([], ["site"]) and len(argv) <= 2:
+        build(*[os.path.abspath(a) for a in argv[1:]])
+        return
+    raise SystemExit("usage: python -m lite.build {fetch | site [folder]}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
