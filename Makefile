@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 export PYTHONPATH := $(CURDIR)
 
-.PHONY: lab lint format test test-fast postgres postgres-stop bench-grading release autograde feedback grades demo reference fingerprints notebooks bench sandbox clean
+.PHONY: site collect lab lint format test test-fast postgres postgres-stop bench-grading release autograde feedback grades demo reference fingerprints notebooks bench sandbox clean
 
 $(BIN)/.installed: requirements.txt requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
@@ -40,8 +40,19 @@ lab: $(BIN)/.installed
 	cd $(WORKSPACE) && JUPYTER_CONFIG_DIR=$(CURDIR)/notebooks/lab-config \
 		$(CURDIR)/$(BIN)/jupyter lab $(ROOT_FLAG) $(LAB_FLAGS) $(FIRST_NOTEBOOK)
 
+## make site: the whole course as a static site in site/ (SITE=dir: elsewhere) that runs in the browser
+## with nothing installed (JupyterLite, Pyodide); serve it with: python3 -m http.server -d site 8000
+SITE ?= site
+LITE_CACHE := $(VENV)/lite/.fetched
+$(LITE_CACHE): lite/requirements-pyodide.txt | $(BIN)/.installed
+	$(BIN)/python -m lite.build fetch
+	touch $@
+
+site: $(BIN)/.installed $(LITE_CACHE)
+	$(BIN)/python -m lite.build site $(SITE)
+
 ## make test: everything (unit tests, catalogue, all eight master notebooks, nbgrader cycle, torch cross-check)
-test: $(BIN)/.installed $(BIN)/.torch $(VENV)/mathjax/MathJax.js
+test: $(BIN)/.installed $(BIN)/.torch $(VENV)/mathjax/MathJax.js $(LITE_CACHE)
 	$(BIN)/python -m pytest
 
 ## make lint: ruff's checks and its formatting, over every Python file and notebook (CI runs it)
@@ -73,6 +84,11 @@ AUTOGRADE_FLAGS = $(if $(JOBS),--jobs $(JOBS)) $(if $(SCHEDULER),--scheduler $(S
 autograde: $(BIN)/.installed
 	$(if $(filter 1,$(UNSAFE)),ATTENTION_UNSAFE_NO_SANDBOX=1) $(BIN)/python -m grading.classroom \
 		autograde $(AUTOGRADE_FLAGS)
+
+## make collect: each hand-in zip of the in-browser edition, downloaded/<part>/archive/<student>.zip,
+## into submitted/<student>/<part>/ (nbgrader zip_collect); FORCE=1 replaces what is there
+collect: $(BIN)/.installed
+	$(BIN)/python -m nbgrader zip_collect $(PART) $(if $(filter 1,$(FORCE)),--force)
 
 ## make postgres: a local PostgreSQL server for the gradebook (Debian's postgresql package), in
 ## .postgres/; it prints the DB_URL to pass: make release autograde DB_URL=...; make postgres-stop
@@ -119,5 +135,5 @@ sandbox: $(BIN)/.installed
 	$(BIN)/python -c "from grading import sandbox; sandbox.require(); print('sandbox works here')"
 
 clean:
-	rm -rf release release-* build submitted autograded feedback judged exchange gradebook.db grades.csv grades-*.csv gradebook-export.csv \
+	rm -rf release release-* build site submitted autograded feedback judged exchange gradebook.db grades.csv grades-*.csv gradebook-export.csv \
 		intake.json .pytest_cache

@@ -12,13 +12,16 @@ reference and no seed.
 
 import base64
 import hashlib
+import html
 import io
 import json
 import os
 import shutil
+import string
 import subprocess
 import sys
 import tarfile
+import tempfile
 import time
 import urllib.request
 import zipfile
@@ -37,7 +40,6 @@ CACHE = os.path.join(ROOT, ".venv", "lite")
 REQUIREMENTS = os.path.join(HERE, "requirements-pyodide.txt")
 STANDINS = os.path.join(HERE, "standins")
 SITE = os.path.join(ROOT, "site")
-WORK = os.path.join(ROOT, "build", "lite")
 KERNEL_EXTENSION = os.path.join(
     sys.prefix, "share", "jupyter", "labextensions", "@jupyterlite", "pyodide-kernel-extension"
 )
@@ -210,20 +212,63 @@ def workspaces(dest):
     return dest
 
 
+def first_heading(notebook):
+    """The first line of a notebook's first cell, without its '#': the step's title."""
+    with open(notebook, encoding="utf-8") as f:
+        first = json.load(f)["cells"][0]["source"]
+    return "".join(first).splitlines()[0].lstrip("# ").strip()
+
+
+def landing_page(content):
+    """The site's index.html: each edition, with a link that opens each part's first notebook."""
+    from grading import editions
+
+    blocks = []
+    for code in editions.languages():
+        links = "".join(
+            f'<li><a href="lab/index.html?path={code}/{name}">'
+            f"{html.escape(first_heading(os.path.join(content, code, name)))}</a></li>"
+            for name in FIRST_NOTEBOOKS.values()
+        )
+        name = html.escape(editions.details(code)["name"])
+        blocks.append(f'<section lang="{code}"><h2>{name}</h2><ul>{links}</ul></section>')
+    with open(os.path.join(HERE, "index.html"), encoding="utf-8") as f:
+        return string.Template(f.read()).substitute(editions="\n".join(blocks))
+
+
 def _files(folder, wanted):
     """Sorted paths of the files in folder whose names are wanted."""
     return [os.path.join(folder, n) for n in sorted(os.listdir(folder)) if wanted(n)]
 
 
-def build(out=SITE, work=WORK):
-    """Build the site into out; returns out. Progress goes to stdout."""
+def build(out=SITE):
+    """Build the site into out (replacing a site built there before); returns out."""
     start = time.monotonic()
+    if os.path.exists(out) and os.listdir(out):
+        if not os.path.exists(os.path.join(out, "jupyter-lite.json")):
+            raise SystemExit(f"{out} holds files that are no site built here: choose another SITE")
+    with tempfile.TemporaryDirectory(prefix="lite-") as work:
+        lite_dir = os.path.join(work, "src")
+        packages = install_kernel(os.path.join(lite_dir, "static", "pyodide"), work)
+        with open(os.path.join(lite_dir, "jupyter-lite.json"), "w", encoding="utf-8") as f:
+            json.dump(lite_config(packages), f, indent=1)
+        print(f"kernel: Pyodide {PYODIDE_VERSION} with {len(packages)} packages", flush=True)
+        content = workspaces(os.path.join(work, "content"))
+        shutil.rmtree(out, ignore_errors=True)
+        jupyter_lite_build(lite_dir, content, out)
+        with open(os.path.join(out, "index.html"), "w", encoding="utf-8") as f:
+            f.write(landing_page(content))
+    size = sum(os.path.getsize(os.path.join(d, n)) for d, _, ns in os.walk(out) for n in ns)
+    where = os.path.relpath(out, ROOT) if out.startswith(ROOT + os.sep) else out
+    print(f"{where}/: {size / 2**20:.1f} MiB in {time.monotonic() - start:.0f} s", flush=True)
+    return out
+
+
+def install_kernel(pyodide_dir, work):
+    """The runtime, the kernel's wheels and their lock in pyodide_dir; returns the package names."""
     runtime, wheel_dir = fetch()
     if not os.path.isdir(KERNEL_EXTENSION):
         raise SystemExit(f"{KERNEL_EXTENSION} is missing: pip install -r requirements.txt")
-    shutil.rmtree(work, ignore_errors=True)
-    lite_dir = os.path.join(work, "src")
-    pyodide_dir = os.path.join(lite_dir, "static", "pyodide")
     os.makedirs(pyodide_dir)
     for name in RUNTIME_FILES + ("pyodide-lock.json",):
         shutil.copy(os.path.join(runtime, name), pyodide_dir)
@@ -231,27 +276,22 @@ def build(out=SITE, work=WORK):
     wheels = _files(wheel_dir, lambda n: n.endswith(".whl"))
     wheels += _files(shipped, lambda n: n.startswith(KERNEL_WHEELS))
     wheels += [standin_wheel(n, work) for n in ("micropip", "piplite")]
-    packages = kernel_packages(pyodide_dir, wheels)
-    with open(os.path.join(lite_dir, "jupyter-lite.json"), "w", encoding="utf-8") as f:
-        json.dump(lite_config(packages), f, indent=1)
-    print(f"kernel: Pyodide {PYODIDE_VERSION} with {len(packages)} packages", flush=True)
-    content = workspaces(os.path.join(work, "content"))
-    shutil.rmtree(out, ignore_errors=True)
+    return kernel_packages(pyodide_dir, wheels)
+
+
+def jupyter_lite_build(lite_dir, content, out):
+    """JupyterLite's own build: its apps, the Pyodide kernel's extension (and no other), content."""
     print("jupyter lite build ...", flush=True)
     done = subprocess.run(
         [sys.executable, "-m", "jupyter", "lite", "build", "--lite-dir", lite_dir,
          "--output-dir", out, "--contents", content, "--no-sourcemaps",
          "--LiteBuildConfig.ignore_sys_prefix=True",
          f"--LiteBuildConfig.federated_extensions={KERNEL_EXTENSION}"],
-        cwd=work, capture_output=True, text=True,
+        cwd=os.path.dirname(lite_dir), capture_output=True, text=True,
     )  # fmt: skip
     if done.returncode != 0:
         print(done.stdout[-4000:] + done.stderr[-4000:])
         raise SystemExit("jupyter lite build failed (its log is above)")
-    size = sum(os.path.getsize(os.path.join(d, n)) for d, _, ns in os.walk(out) for n in ns)
-    where = os.path.relpath(out, ROOT)
-    print(f"{where}/: {size / 2**20:.1f} MiB in {time.monotonic() - start:.0f} s", flush=True)
-    return out
 
 
 def main(argv):

@@ -39,6 +39,7 @@ __all__ = [
     "check_artifact",
     "hidden",
     "progress",
+    "hand_in",
     "write_artifact",
     "show_source",
     "ensure_model",
@@ -189,6 +190,13 @@ def progress():
 def hidden(name):
     """Where a hidden check stands: the grader's judge scores it, outside your kernel."""
     print(say("hidden_check", check=name))
+
+
+def hand_in():
+    """hand-in-attention.zip: part one's notebooks, model.py and outputs/, one file to download."""
+    from .handin import hand_in as zip_part
+
+    return zip_part("attention", "step", ["model.py"], list(ARTIFACT_CHECKS))
 
 
 def show_source(fn):

@@ -26,6 +26,7 @@ __all__ = [
     "show_curve",
     "steps_to_train",
     "ensure_files",
+    "hand_in",
 ]
 
 say = i18n.speaker("xslm_session")  # locales/<edition>.json, section "xslm_session"
@@ -102,6 +103,16 @@ def steps_to_train(steps):
 def hidden(name):
     """Where a hidden check stands: the grader's judge scores it, outside your kernel."""
     print(say("hidden_check", check=name))
+
+
+def hand_in():
+    """hand-in-xslm.zip: part two's notebooks, engine.py, gpt.py and outputs/, to download."""
+    from ..handin import hand_in as zip_part
+
+    saved = [files.ENGINE_FILE, files.GPT_FILE]
+    return zip_part(
+        "xslm", "xslm", saved, [artifacts.LOSS_FILE, artifacts.WEIGHTS_FILE, artifacts.SAMPLES_FILE]
+    )
 
 
 def check_artifact(filename):

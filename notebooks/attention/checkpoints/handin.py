@@ -1,0 +1,77 @@
+"""One zip of a part's work, to download and hand in (the in-browser course keeps files in the
+browser, one download at a time; this makes it one download).
+
+from checkpoints import hand_in; hand_in()          # part one: hand-in-attention.zip
+from checkpoints.xslm import hand_in; hand_in()     # part two: hand-in-xslm.zip
+
+The instructor puts each learner's zip in downloaded/<part>/archive/<student>.zip and runs
+`make collect` (nbgrader zip_collect), then grades as usual.
+"""
+
+import html
+import json
+import os
+import zipfile
+from dataclasses import dataclass
+
+from . import i18n
+from .artifacts import OUTPUTS
+
+say = i18n.speaker("handin")  # locales/<edition>.json, section "handin"
+
+
+def part_notebooks(folder, prefix):
+    """The notebooks in folder that belong to a part: their nbgrader grade ids start with prefix."""
+    found = []
+    for name in sorted(os.listdir(folder)):
+        if not name.endswith(".ipynb"):
+            continue
+        try:
+            with open(os.path.join(folder, name), encoding="utf-8") as f:
+                cells = json.load(f).get("cells", [])
+        except (OSError, ValueError, AttributeError):
+            continue  # not a notebook this function can read; the learner sees it is missing
+        ids = [c.get("metadata", {}).get("nbgrader", {}).get("grade_id", "") for c in cells]
+        if any(i.startswith(prefix) for i in ids):
+            found.append(name)
+    return found
+
+
+@dataclass
+class HandIn:
+    """What went into the zip, and what a complete hand-in would still need."""
+
+    zip_name: str
+    files: list
+    missing: list
+
+    def lines(self):
+        """The report as plain lines, in the learner's edition."""
+        lines = [say("written", zip=self.zip_name, count=len(self.files))]
+        if self.missing:
+            lines.append(say("missing", files=", ".join(self.missing)))
+        return lines + [say("download", zip=self.zip_name)]
+
+    def __repr__(self):
+        return "\n".join(self.lines())
+
+    def _repr_html_(self):
+        items = "".join(f"<li><code>{html.escape(f)}</code></li>" for f in self.files)
+        head, *rest = (html.escape(line) for line in self.lines())
+        return f"<p>✓ {head}</p><ul>{items}</ul>" + "".join(f"<p>{line}</p>" for line in rest)
+
+
+def hand_in(part, prefix, saved_files, artifacts, folder="."):
+    """Write hand-in-<part>.zip in folder: the part's notebooks, the files its steps save into,
+    and its outputs/ artifacts; returns a HandIn saying what is in it and what is not yet."""
+    notebooks = part_notebooks(folder, prefix)
+    wanted = notebooks + list(saved_files) + [f"{OUTPUTS}/{a}" for a in artifacts]
+    present = [f for f in wanted if os.path.isfile(os.path.join(folder, f))]
+    zip_name = f"hand-in-{part}.zip"
+    with zipfile.ZipFile(os.path.join(folder, zip_name), "w", zipfile.ZIP_DEFLATED) as z:
+        for name in present:
+            z.write(os.path.join(folder, name), name)
+    missing = [f for f in wanted if f not in present]
+    if not notebooks:
+        missing.insert(0, say("no_notebooks"))
+    return HandIn(zip_name, present, missing)
