@@ -1,0 +1,419 @@
+"""The in-browser edition: `make site` builds a static site that runs the whole course in the
+browser (JupyterLite, Pyodide), serves everything it runs, and ships no solution.
+
+The browser tests serve the site with `python -m http.server`, as README says, and drive Debian's
+chromium with Playwright; every request that would leave 127.0.0.1 is refused and recorded.
+"""
+
+import asyncio
+import hashlib
+import importlib.util
+import json
+import math
+import os
+import re
+import subprocess
+import sys
+import time
+import urllib.request
+import zipfile
+
+import nbformat
+import pytest
+
+from checkpoints import compare, i18n
+from checkpoints.diagnose import FINGERPRINTS_FILE
+from checkpoints.xslm.checks import ANSWERS_FILE
+from grading import course, editions, masters
+from grading.reference import ROOT
+from lite import build
+from tests.lab_server import free_port
+from tests.test_browser import CHROMIUM, CHROMIUM_FLAGS, SOFTMAX, screenshot
+
+pytestmark = pytest.mark.site
+PART_NOTEBOOKS = {part: masters.notebooks(PARTS[0]) for part, PARTS in masters.PARTS.items()}
+
+
+def strict_json(text):
+    """Parse JSON as a browser does: NaN and Infinity are errors."""
+
+    def refuse(name):
+        raise ValueError(f"{name} is not JSON")
+
+    return json.loads(text, parse_constant=refuse)
+
+
+# --- without building: the pieces the build is made of ---------------------------------------
+
+
+def test_answer_tables_are_json_a_browser_reads():
+    """fingerprints.json and answers.json parse strictly, and their nan/inf come back as floats."""
+    for path in (FINGERPRINTS_FILE, ANSWERS_FILE):
+        with open(path, encoding="utf-8") as f:
+            strict_json(f.read())
+    table = compare.load_table(FINGERPRINTS_FILE)
+    flat = json.dumps(table)  # Python's own dump writes NaN back as NaN
+    assert "NaN" in flat, "the softmax-without-shift fingerprints hold nan answers"
+
+
+def test_nonfinite_numbers_survive_strict_json(tmp_path):
+    """to_strict_json then load_table gives back nan, inf and -inf where they were."""
+    table = {"a": [1.5, math.nan, [math.inf, -math.inf]], "b": {"raises": "ValueError"}}
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps(compare.to_strict_json(table), allow_nan=False))
+    back = compare.load_table(path)
+    assert back["a"][0] == pytest.approx(1.5) and math.isnan(back["a"][1])
+    assert back["a"][2][0] == math.inf and back["a"][2][1] == -math.inf
+    assert back["b"] == {"raises": "ValueError"}
+
+
+def load_standin(name):
+    """Import one of lite/standins as a module of its own (not the name the browser uses)."""
+    folder = os.path.join(build.STANDINS, name)
+    spec = importlib.util.spec_from_file_location(
+        f"standin_{name}", os.path.join(folder, "__init__.py"), submodule_search_locations=[folder]
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_micropip_standin_refuses_to_install_and_says_why():
+    """The site's micropip installs nothing; it names the package and says the site is offline."""
+    micropip = load_standin("micropip")
+    with pytest.raises(RuntimeError, match=r"cannot install 'numpy'.*runs offline"):
+        asyncio.run(micropip.install("numpy"))
+
+
+def test_standin_wheels_are_wheels_pyodide_can_check(tmp_path):
+    """A stand-in's wheel lists every file in RECORD with its hash; its lock entry names it."""
+    for name in ("micropip", "piplite"):
+        path = build.standin_wheel(name, tmp_path)
+        entry = build.wheel_entry(path)
+        assert entry["name"] == name and entry["imports"] == [name]
+        assert entry["sha256"] == hashlib.sha256(open(path, "rb").read()).hexdigest()
+        with zipfile.ZipFile(path) as whl:
+            record = whl.read(f"{name}-0+course.dist-info/RECORD").decode().splitlines()
+            listed = {line.split(",")[0] for line in record}
+            assert listed == set(whl.namelist())
+            assert f"{name}/__init__.py" in listed
+    assert build.standin_wheel("micropip", tmp_path) == path.replace("piplite", "micropip")
+
+
+def test_kernel_wheels_need_nothing_the_site_lacks():
+    """Every requirement of every wheel the kernel loads (on Pyodide's platform) is a wheel the
+    site ships: the browser never looks for a package elsewhere."""
+    from packaging.markers import default_environment
+    from packaging.requirements import Requirement
+    from packaging.utils import canonicalize_name
+
+    wheel_dir = build.fetch_wheels()
+    shipped = os.path.join(build.KERNEL_EXTENSION, "static", "pypi")
+    wheels = build._files(wheel_dir, lambda n: n.endswith(".whl"))
+    wheels += build._files(shipped, lambda n: n.startswith(build.KERNEL_WHEELS))
+    names = {build.wheel_entry(w)["name"] for w in wheels}
+    env = dict(
+        default_environment(),
+        sys_platform="emscripten",
+        platform_system="Emscripten",
+        python_version=build.PYODIDE_PYTHON,
+        python_full_version=build.PYODIDE_PYTHON + ".0",
+    )
+    for path in wheels:
+        with zipfile.ZipFile(path) as whl:
+            meta = next(n for n in whl.namelist() if n.endswith(".dist-info/METADATA"))
+            for line in whl.read(meta).decode().splitlines():
+                if line.startswith("Requires-Dist:"):
+                    req = Requirement(line.split(":", 1)[1].strip())
+                    if req.marker is None or req.marker.evaluate(dict(env, extra="")):
+                        assert canonicalize_name(req.name) in names, f"{path} needs {req}"
+    assert {"ipython", "pyodide-kernel", "comm", "traitlets"} <= names
+
+
+def test_kernel_wheels_are_the_versions_the_course_pins():
+    """lite/requirements-pyodide.txt pins each package at requirements.txt's version."""
+    from packaging.utils import canonicalize_name
+
+    def pins(path):
+        with open(path, encoding="utf-8") as f:
+            lines = [ln.split()[0] for ln in f if "==" in ln and not ln.startswith("#")]
+        return {canonicalize_name(ln.split("==")[0]): ln.split("==")[1] for ln in lines}
+
+    course_pins = pins(os.path.join(ROOT, "requirements.txt"))
+    for name, version in pins(build.REQUIREMENTS).items():
+        assert course_pins.get(name) == version, name
+
+
+def test_a_folder_that_is_no_site_is_never_replaced(tmp_path):
+    """make site SITE=<a folder of someone's files> refuses before touching anything."""
+    (tmp_path / "thesis.tex").write_text("months of work")
+    with pytest.raises(SystemExit, match="no site built here"):
+        build.build(str(tmp_path))
+    assert (tmp_path / "thesis.tex").read_text() == "months of work"
+
+
+def test_hand_in_zips_one_part_and_says_what_is_missing(tmp_path, monkeypatch):
+    """hand_in() takes the part's notebooks (by their grade ids, whatever their names), the files
+    its steps save into and its outputs; part two's notebooks and other files stay out."""
+    import checkpoints
+    from checkpoints import xslm
+
+    for part, names in PART_NOTEBOOKS.items():
+        for name in names:
+            book = nbformat.read(os.path.join(masters.PARTS[part][0], name), 4)
+            saved_as = "my copy.ipynb" if name == "03-causal-mask.ipynb" else name
+            nbformat.write(book, tmp_path / saved_as)
+    (tmp_path / "broken.ipynb").write_text("{not json")
+    (tmp_path / "model.py").write_text("import math\n")
+    (tmp_path / "outputs").mkdir()
+    (tmp_path / "outputs" / "02-scale.txt").write_text("d=4: 1.0\n")
+    (tmp_path / "notes.txt").write_text("private")
+    monkeypatch.chdir(tmp_path)
+    i18n.use_edition("en")
+    report = checkpoints.hand_in()
+    with zipfile.ZipFile(tmp_path / "hand-in-attention.zip") as z:
+        inside = set(z.namelist())
+    expected = set(PART_NOTEBOOKS["attention"]) - {"03-causal-mask.ipynb"}
+    assert inside == expected | {"my copy.ipynb", "model.py", "outputs/02-scale.txt"}
+    assert report.missing == ["outputs/05-perm.txt", "outputs/08-notes.md"]
+    assert "hand-in-attention.zip: 10 files" in repr(report)
+    assert "outputs/05-perm.txt" in report._repr_html_()
+    part_two = xslm.hand_in()
+    with zipfile.ZipFile(tmp_path / "hand-in-xslm.zip") as z:
+        assert set(z.namelist()) == set(PART_NOTEBOOKS["xslm"])
+    assert part_two.missing[:2] == ["engine.py", "gpt.py"]
+    i18n.use_edition("ko")
+    try:
+        assert "제출할 준비" in repr(checkpoints.hand_in())
+    finally:
+        i18n.use_edition("en")
+
+
+# --- the built site ---------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    """`make site SITE=<tmp>`, as README runs it."""
+    out = tmp_path_factory.mktemp("site") / "site"
+    done = subprocess.run(
+        ["make", "site", f"SITE={out}"], cwd=ROOT, capture_output=True, text=True, timeout=900
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    print(done.stdout.splitlines()[-1])
+    return str(out)
+
+
+def solution_lines():
+    """Lines only a solution holds: those between BEGIN and END SOLUTION in both parts' master
+    notebooks, but not signatures, docstrings, comments or lines the notebooks show elsewhere."""
+    lines, shown = set(), ""
+    for source, _ in masters.PARTS.values():
+        for code in course.solution_cells(source).values():
+            hidden = re.findall(r"BEGIN SOLUTION(.*?)### END SOLUTION", code, re.S)
+            lines |= {
+                ln.strip()
+                for ln in "\n".join(hidden).splitlines()
+                if len(ln.strip()) > 12
+                and not ln.strip().startswith(("def ", "class ", '"""', "#", "import", "from "))
+                and '"""' not in ln
+            }
+        for name in masters.notebooks(source):
+            book = nbformat.read(os.path.join(source, name), 4)
+            shown += "\n".join(
+                c.source for c in book.cells if not c.metadata.get("nbgrader", {}).get("solution")
+            )
+    return {line for line in lines if line not in shown}
+
+
+@pytest.mark.nbgrader
+def test_site_holds_every_edition_and_no_solution(site):
+    """files/<edition>/ holds both parts' notebooks, the checkpoints package and the empty
+    model.py and engine.py; no file there has a solution line, a hidden test or the grader."""
+    secrets = solution_lines()
+    assert len(secrets) > 60
+    for code in editions.languages():
+        folder = os.path.join(site, "files", code)
+        names = set(os.listdir(folder))
+        assert set(PART_NOTEBOOKS["attention"]) | set(PART_NOTEBOOKS["xslm"]) <= names
+        assert {"checkpoints", "model.py", "engine.py"} <= names
+        assert not {"grading", "xslm", "gpt.py", "outputs"} & names
+    for folder, _, files in os.walk(os.path.join(site, "files")):
+        for name in files:
+            path = os.path.join(folder, name)
+            text = open(path, encoding="utf-8").read()
+            for marker in ("BEGIN SOLUTION", "HIDDEN TESTS", "grading.hidden", "grading.xslm"):
+                assert marker not in text, f"{marker!r} in {path}"
+            if name.endswith((".ipynb", ".py")) and "checkpoints" not in path:
+                leaked = [line for line in secrets if line in text]
+                assert not leaked, f"{path} leaks {leaked[:3]}"
+            if name.endswith(".json"):
+                strict_json(text)  # the browser reads every one of them
+
+
+@pytest.mark.nbgrader
+def test_site_serves_its_own_python(site):
+    """The kernel's settings point inside the site: the runtime and every package it loads are
+    there, each wheel with the hash its lock file states; PyPI is never consulted."""
+    with open(os.path.join(site, "jupyter-lite.json"), encoding="utf-8") as f:
+        config = json.load(f)["jupyter-config-data"]
+    kernel = config["litePluginSettings"]["@jupyterlite/pyodide-kernel-extension:kernel"]
+    assert kernel["pyodideUrl"].startswith("./") and kernel["disablePyPIFallback"] is True
+    pyodide = os.path.join(site, os.path.dirname(kernel["pyodideUrl"]))
+    for name in build.RUNTIME_FILES:
+        assert os.path.getsize(os.path.join(pyodide, name)) > 1000
+    with open(os.path.join(pyodide, "pyodide-lock.json"), encoding="utf-8") as f:
+        lock = json.load(f)
+    assert sorted(lock["packages"]) == sorted(kernel["loadPyodideOptions"]["packages"])
+    for entry in lock["packages"].values():
+        with open(os.path.join(pyodide, entry["file_name"]), "rb") as f:
+            assert hashlib.sha256(f.read()).hexdigest() == entry["sha256"], entry["name"]
+    assert {"micropip", "piplite", "ipython", "pyodide-kernel"} <= set(lock["packages"])
+    names = {e["name"] for e in config["federated_extensions"]}
+    assert names == {"@jupyterlite/pyodide-kernel-extension"}  # no nbgrader tools in the site
+
+
+@pytest.mark.nbgrader
+def test_landing_page_opens_each_edition(site):
+    """index.html links each edition's first notebook of each part, titled in its language."""
+    page = open(os.path.join(site, "index.html"), encoding="utf-8").read()
+    for code in editions.languages():
+        for name in ("01-softmax.ipynb", "01-engine.ipynb"):
+            assert f'href="lab/index.html?path={code}/{name}"' in page
+    assert "1단계" in page and "ステップ 1" in page and "Step 1" in page
+    assert "http" not in page  # nothing the page loads or links leaves the site
+
+
+# --- in a real browser ------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def served(site):
+    """python -m http.server on the site, on a free port; stopped afterwards."""
+    port = free_port()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1", "-d", site],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            urllib.request.urlopen(base + "/index.html", timeout=2).close()
+            break
+        except OSError:
+            time.sleep(0.2)
+    yield base
+    server.terminate()
+    server.wait(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def chromium():
+    """Debian's chromium, driven by Playwright, for this module's tests."""
+    from playwright.sync_api import sync_playwright
+
+    assert os.path.exists(CHROMIUM), "the browser test needs Debian's chromium"
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def browser_context(chromium):
+    """A fresh browser profile (its storage is the learner's browser storage), with every request
+    that would leave 127.0.0.1 refused and recorded in context.outside."""
+    context = chromium.new_context(viewport={"width": 1280, "height": 1600}, accept_downloads=True)
+    context.outside = []
+
+    def refuse(route):
+        context.outside.append(route.request.url)
+        route.abort()
+
+    context.route(re.compile(r"^(?!http://127\.0\.0\.1[:/]).*"), refuse)
+    yield context
+    context.close()
+
+
+def exercise_cell(page):
+    """The softmax exercise cell of notebook 1 (stub or solved)."""
+    stub = page.locator(".jp-CodeCell").filter(has_text="NotImplementedError")
+    if stub.count():
+        return stub.first
+    return page.locator(".jp-CodeCell").filter(has_text="def softmax(xs)").first
+
+
+def run_all(page):
+    page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
+    page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
+
+
+@pytest.mark.nbgrader
+@pytest.mark.browser
+def test_a_learner_works_in_the_browser_offline(served, browser_context):
+    """From the landing page: notebook 1 opens, a correct softmax passes its checkpoint with a
+    picture, progress() and hand_in() work, the zip downloads; after a reload the notebook and
+    model.py still hold the work; no request ever left the machine."""
+    page = browser_context.new_page()
+    page.goto(served + "/index.html")
+    start = time.monotonic()
+    page.get_by_role("link", name="Step 1 · Softmax that never overflows").click()
+    page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=120_000)
+    editor = exercise_cell(page).locator(".cm-content")
+    editor.click()
+    page.keyboard.press("Control+A")
+    page.keyboard.insert_text(SOFTMAX)
+    run_all(page)
+    page.get_by_text("softmax: all 8 checks hold").first.wait_for(timeout=180_000)
+    first_result = time.monotonic() - start
+    assert page.locator(".jp-OutputArea svg rect").count() > 0  # the bars picture
+    screenshot(page, "site-01-softmax-correct.png")
+    print(f"first checkpoint result {first_result:.1f} s after clicking the landing page's link")
+
+    # one more cell's worth in the exercise cell: the progress view and the hand-in zip
+    editor.click()
+    page.keyboard.press("Control+End")
+    page.keyboard.insert_text(
+        "\n\nfrom checkpoints import hand_in, progress\n\nprogress()\nhand_in()\n"
+    )
+    page.keyboard.press("Shift+Enter")
+    page.get_by_text("hand-in-attention.zip: 9 files").first.wait_for(timeout=60_000)
+    assert exercise_cell(page).locator(".jp-OutputArea").get_by_text("✓").count() > 0
+    page.keyboard.press("Control+S")  # the learner saves; the notebook goes to browser storage
+    page.wait_for_function("!document.querySelector('.lm-TabBar-tab.jp-mod-dirty')")
+
+    page.locator(".jp-DirListing-item", has_text="hand-in-attention.zip").click(button="right")
+    with page.expect_download() as download:
+        page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Download$")).click()
+    zipped = download.value.path()
+    with zipfile.ZipFile(zipped) as z:
+        assert "def softmax(xs):" in z.read("model.py").decode()
+        assert set(PART_NOTEBOOKS["attention"]) <= set(z.namelist())
+
+    page.reload()
+    page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=120_000)
+    assert "top = max(xs)" in exercise_cell(page).inner_text()
+    page.goto(served + "/lab/index.html?path=en/model.py")
+    page.get_by_text("top = max(xs)").first.wait_for(timeout=60_000)
+    assert browser_context.outside == [], browser_context.outside[:5]
+
+
+@pytest.mark.nbgrader
+@pytest.mark.browser
+def test_the_korean_edition_answers_in_korean(served, browser_context):
+    """The Korean workspace's checkpoint speaks Korean in the browser (its edition file is read
+    through the browser's file system)."""
+    page = browser_context.new_page()
+    page.goto(served + "/lab/index.html?path=ko/01-softmax.ipynb")
+    page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=120_000)
+    exercise_cell(page).locator(".cm-content").click()
+    page.keyboard.press("Control+A")
+    page.keyboard.insert_text(SOFTMAX)
+    run_all(page)
+    with open(os.path.join(ROOT, "checkpoints", "locales", "ko.json"), encoding="utf-8") as f:
+        passed = json.load(f)["report"]["all_hold"].format(count=8)
+    page.get_by_text(passed).first.wait_for(timeout=180_000)  # "검사 8개 모두 통과"
+    screenshot(page, "site-01-softmax-ko.png")
+    assert browser_context.outside == [], browser_context.outside[:5]
