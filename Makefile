@@ -135,5 +135,5 @@ sandbox: $(BIN)/.installed
 	$(BIN)/python -c "from grading import sandbox; sandbox.require(); print('sandbox works here')"
 
 clean:
-	rm -rf release release-* build site submitted autograded feedback judged exchange gradebook.db grades.csv grades-*.csv gradebook-export.csv \
+	rm -rf release release-* build site downloaded submitted autograded feedback judged exchange gradebook.db grades.csv grades-*.csv gradebook-export.csv \
 		intake.json .pytest_cache

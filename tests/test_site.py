@@ -12,6 +12,7 @@ import json
 import math
 import os
 import re
+import shutil
 import subprocess
 import sys
 import time
@@ -187,6 +188,50 @@ def test_hand_in_zips_one_part_and_says_what_is_missing(tmp_path, monkeypatch):
         assert "제출할 준비" in repr(checkpoints.hand_in())
     finally:
         i18n.use_edition("en")
+
+
+@pytest.mark.nbgrader
+def test_a_hand_in_zip_is_collected_and_graded(tmp_path, monkeypatch):
+    """A learner's hand-in zip put in downloaded/attention/archive/<student>.zip: `make collect`
+    (nbgrader zip_collect) fills submitted/<student>/attention/ with exactly its files, and
+    nbgrader autograde gives it full marks."""
+    from nbgrader.api import Gradebook
+
+    import checkpoints
+    from grading import classroom
+
+    student = "zip-learner"
+    course.release()
+    browser = tmp_path / "browser-storage"
+    shutil.move(classroom.write_submission(student), browser)
+    shutil.rmtree(os.path.join(classroom.SUBMITTED, student))
+    monkeypatch.chdir(browser)
+    checkpoints.hand_in()
+    with zipfile.ZipFile(browser / "hand-in-attention.zip") as z:
+        handed_in = sorted(z.namelist())
+    archive = os.path.join(ROOT, "downloaded", "attention", "archive")
+    os.makedirs(archive, exist_ok=True)
+    shutil.copy(browser / "hand-in-attention.zip", os.path.join(archive, f"{student}.zip"))
+    try:
+        done = subprocess.run(
+            ["make", "collect", "FORCE=1"], cwd=ROOT, capture_output=True, text=True
+        )
+        assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+        collected = os.path.join(classroom.SUBMITTED, student, "attention")
+        found = sorted(
+            os.path.relpath(os.path.join(d, n), collected).replace(os.sep, "/")
+            for d, _, names in os.walk(collected)
+            for n in names
+        )
+        assert found == handed_in and len(found) == 12
+        graded = course.nbgrader("autograde", "attention", "--student", student, "--force")
+        assert graded.returncode == 0, graded.stdout[-2000:] + graded.stderr[-2000:]
+        with Gradebook(f"sqlite:///{os.path.join(ROOT, 'gradebook.db')}") as gb:
+            submission = gb.find_submission("attention", student)
+            assert submission.score == pytest.approx(submission.max_score)
+            assert submission.max_score == pytest.approx(39)
+    finally:
+        os.remove(os.path.join(archive, f"{student}.zip"))
 
 
 # --- the built site ---------------------------------------------------------------------------
