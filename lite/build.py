@@ -68,12 +68,16 @@ def fetch_runtime(cache=CACHE):
     found = hashlib.sha256(data).hexdigest()
     if found != PYODIDE_SHA256:
         raise SystemExit(f"Pyodide tarball has SHA-256 {found}, expected {PYODIDE_SHA256}")
-    os.makedirs(target, exist_ok=True)
+    partial = target + ".partial"  # renamed into place once complete: no half-written cache
+    shutil.rmtree(partial, ignore_errors=True)
+    os.makedirs(partial)
     with tarfile.open(fileobj=io.BytesIO(data)) as tar:
         for name in RUNTIME_FILES + ("pyodide-lock.json",):
             member = tar.getmember(f"package/{name}")
-            with tar.extractfile(member) as src, open(os.path.join(target, name), "wb") as dst:
+            with tar.extractfile(member) as src, open(os.path.join(partial, name), "wb") as dst:
                 shutil.copyfileobj(src, dst)
+    shutil.rmtree(target, ignore_errors=True)
+    os.replace(partial, target)
     return target
 
 
@@ -83,8 +87,10 @@ def fetch_wheels(cache=CACHE):
     done = os.path.join(target, ".requirements")
     with open(REQUIREMENTS, encoding="utf-8") as f:
         wanted = f.read()
-    if os.path.exists(done) and open(done, encoding="utf-8").read() == wanted:
-        return target
+    if os.path.exists(done):
+        with open(done, encoding="utf-8") as f:
+            if f.read() == wanted:
+                return target
     print("fetching the in-browser kernel's wheels ...", flush=True)
     shutil.rmtree(target, ignore_errors=True)
     subprocess.run(
