@@ -92,8 +92,8 @@ def configure(c):
     # Feedback pages render their maths offline: grading/feedback.py puts a copy of MathJax beside
     # them and points the pages at it.
     c.GenerateFeedback.post_convert_hook = "grading.feedback.nbgrader_hook"
-    # `nbgrader zip_collect` (make collect): downloaded/<part>/archive/<student>.zip, each the
-    # hand-in zip of the in-browser edition (checkpoints/handin.py), into submitted/<student>/<part>/
+    # `nbgrader zip_collect` (make collect): downloaded/<part>/archive/<student>.zip, the hand-in
+    # zips of the in-browser edition (checkpoints/handin.py), into submitted/<student>/<part>/
     c.FileNameCollectorPlugin.named_regexp = r".*/extracted/(?P<student_id>[^/]+)/(?P<file_id>.+)"
     c.FileNameCollectorPlugin.valid_ext = [".ipynb", ".py", ".txt", ".md", ".json"]
     c.ExportApp.plugin_class = "nbgrader.plugins.CsvExportPlugin"
