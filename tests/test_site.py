@@ -190,13 +190,48 @@ def test_hand_in_zips_one_part_and_says_what_is_missing(tmp_path, monkeypatch):
         i18n.use_edition("en")
 
 
+def collect_and_grade(zip_path, student):
+    """Put a hand-in zip where README says, run `make collect`, grade it with plain nbgrader;
+    returns (files collected, score, max score). The zip is removed afterwards."""
+    from nbgrader.api import Gradebook
+
+    from grading import classroom
+
+    archive = os.path.join(ROOT, "downloaded", "attention", "archive")
+    os.makedirs(archive, exist_ok=True)
+    placed = os.path.join(archive, f"{student}.zip")
+    shutil.copy(zip_path, placed)
+    try:
+        done = subprocess.run(
+            ["make", "collect", "FORCE=1"], cwd=ROOT, capture_output=True, text=True
+        )
+        assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    finally:
+        os.remove(placed)
+    collected = os.path.join(classroom.SUBMITTED, student, "attention")
+    found = sorted(
+        os.path.relpath(os.path.join(d, n), collected).replace(os.sep, "/")
+        for d, _, names in os.walk(collected)
+        for n in names
+    )
+    graded = course.nbgrader("autograde", "attention", "--student", student, "--force")
+    assert graded.returncode == 0, graded.stdout[-2000:] + graded.stderr[-2000:]
+    with Gradebook(f"sqlite:///{os.path.join(ROOT, 'gradebook.db')}") as gb:
+        submission = gb.find_submission("attention", student)
+        return found, submission.score, submission.max_score
+
+
+def notebook_points(path):
+    """The points of a master notebook's graded cells, from their nbgrader metadata."""
+    cells = nbformat.read(path, 4).cells
+    return sum(c.metadata.get("nbgrader", {}).get("points", 0) for c in cells)
+
+
 @pytest.mark.nbgrader
 def test_a_hand_in_zip_is_collected_and_graded(tmp_path, monkeypatch):
     """A learner's hand-in zip put in downloaded/attention/archive/<student>.zip: `make collect`
     (nbgrader zip_collect) fills submitted/<student>/attention/ with exactly its files, and
     nbgrader autograde gives it full marks."""
-    from nbgrader.api import Gradebook
-
     import checkpoints
     from grading import classroom
 
@@ -209,29 +244,9 @@ def test_a_hand_in_zip_is_collected_and_graded(tmp_path, monkeypatch):
     checkpoints.hand_in()
     with zipfile.ZipFile(browser / "hand-in-attention.zip") as z:
         handed_in = sorted(z.namelist())
-    archive = os.path.join(ROOT, "downloaded", "attention", "archive")
-    os.makedirs(archive, exist_ok=True)
-    shutil.copy(browser / "hand-in-attention.zip", os.path.join(archive, f"{student}.zip"))
-    try:
-        done = subprocess.run(
-            ["make", "collect", "FORCE=1"], cwd=ROOT, capture_output=True, text=True
-        )
-        assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
-        collected = os.path.join(classroom.SUBMITTED, student, "attention")
-        found = sorted(
-            os.path.relpath(os.path.join(d, n), collected).replace(os.sep, "/")
-            for d, _, names in os.walk(collected)
-            for n in names
-        )
-        assert found == handed_in and len(found) == 12
-        graded = course.nbgrader("autograde", "attention", "--student", student, "--force")
-        assert graded.returncode == 0, graded.stdout[-2000:] + graded.stderr[-2000:]
-        with Gradebook(f"sqlite:///{os.path.join(ROOT, 'gradebook.db')}") as gb:
-            submission = gb.find_submission("attention", student)
-            assert submission.score == pytest.approx(submission.max_score)
-            assert submission.max_score == pytest.approx(39)
-    finally:
-        os.remove(os.path.join(archive, f"{student}.zip"))
+    found, score, max_score = collect_and_grade(browser / "hand-in-attention.zip", student)
+    assert found == handed_in and len(found) == 12
+    assert max_score == pytest.approx(39) and score == pytest.approx(max_score)
 
 
 # --- the built site ---------------------------------------------------------------------------
@@ -399,8 +414,9 @@ def run_all(page):
 @pytest.mark.browser
 def test_a_learner_works_in_the_browser_offline(served, browser_context):
     """From the landing page: notebook 1 opens, a correct softmax passes its checkpoint with a
-    picture, progress() and hand_in() work, the zip downloads; after a reload the notebook and
-    model.py still hold the work; no request ever left the machine."""
+    picture, progress() and hand_in() work, the zip downloads and, collected and autograded,
+    earns exactly step 1's points; after a reload the notebook and model.py still hold the work;
+    no request ever left the machine."""
     page = browser_context.new_page()
     page.goto(served + "/index.html")
     start = time.monotonic()
@@ -425,7 +441,10 @@ def test_a_learner_works_in_the_browser_offline(served, browser_context):
     )
     page.keyboard.press("Shift+Enter")
     page.get_by_text("hand-in-attention.zip: 9 files").first.wait_for(timeout=60_000)
-    assert exercise_cell(page).locator(".jp-OutputArea").get_by_text("✓").count() > 0
+    outputs = exercise_cell(page).locator(".jp-OutputArea")
+    softmax_row = outputs.locator("table tr", has_text="softmax")  # the progress view's table
+    assert softmax_row.locator("td", has_text=re.compile(r"^holds$")).count() == 1
+    assert outputs.get_by_text("next: start attention in 02-attention.ipynb").count() == 1
     page.keyboard.press("Control+S")  # the learner saves; the notebook goes to browser storage
     page.wait_for_function("!document.querySelector('.lm-TabBar-tab.jp-mod-dirty')")
 
@@ -436,6 +455,12 @@ def test_a_learner_works_in_the_browser_offline(served, browser_context):
     with zipfile.ZipFile(zipped) as z:
         assert "def softmax(xs):" in z.read("model.py").decode()
         assert set(PART_NOTEBOOKS["attention"]) <= set(z.namelist())
+    # graded as README says: the browser's notebooks (saved by JupyterLite) earn step 1's points
+    course.release()
+    found, score, max_score = collect_and_grade(zipped, "browser-learner")
+    assert "01-softmax.ipynb" in found and "model.py" in found
+    step1 = notebook_points(os.path.join(masters.SOURCE, "01-softmax.ipynb"))
+    assert step1 > 0 and score == pytest.approx(step1) and max_score == pytest.approx(39)
 
     page.reload()
     page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=120_000)
