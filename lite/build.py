@@ -39,6 +39,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 CACHE = os.path.join(ROOT, ".venv", "lite")
 REQUIREMENTS = os.path.join(HERE, "requirements-pyodide.txt")
 STANDINS = os.path.join(HERE, "standins")
+LOCALES = os.path.join(ROOT, "checkpoints", "locales")
 SITE = os.path.join(ROOT, "site")
 KERNEL_EXTENSION = os.path.join(
     sys.prefix, "share", "jupyter", "labextensions", "@jupyterlite", "pyodide-kernel-extension"
@@ -226,18 +227,22 @@ def first_heading(notebook):
 
 
 def landing_page(content):
-    """The site's index.html: each edition, with a link that opens each part's first notebook."""
+    """The site's index.html: for each edition, in its language, a link that opens each part's
+    first notebook, which notebooks belong to which part, and how to hand work in."""
     from grading import editions
 
     blocks = []
     for code in editions.languages():
+        with open(os.path.join(LOCALES, f"{code}.json"), encoding="utf-8") as f:
+            words = json.load(f)["handin"]
         links = "".join(
             f'<li><a href="lab/index.html?path={code}/{name}">'
             f"{html.escape(first_heading(os.path.join(content, code, name)))}</a></li>"
             for name in FIRST_NOTEBOOKS.values()
         )
         name = html.escape(editions.details(code)["name"])
-        blocks.append(f'<section lang="{code}"><h2>{name}</h2><ul>{links}</ul></section>')
+        notes = "".join(f"<p>{html.escape(words[k])}</p>" for k in ("parts", "how_to"))
+        blocks.append(f'<section lang="{code}"><h2>{name}</h2><ul>{links}</ul>{notes}</section>')
     with open(os.path.join(HERE, "index.html"), encoding="utf-8") as f:
         return string.Template(f.read()).substitute(editions="\n".join(blocks))
 
@@ -264,6 +269,8 @@ def build(out=SITE):
         jupyter_lite_build(lite_dir, content, out)
         with open(os.path.join(out, "index.html"), "w", encoding="utf-8") as f:
             f.write(landing_page(content))
+        # GitHub Pages (publishing from a branch) drops files named _*, such as __init__.py
+        open(os.path.join(out, ".nojekyll"), "w").close()
     size = sum(os.path.getsize(os.path.join(d, n)) for d, _, ns in os.walk(out) for n in ns)
     where = os.path.relpath(out, ROOT) if out.startswith(ROOT + os.sep) else out
     print(f"{where}/: {size / 2**20:.1f} MiB in {time.monotonic() - start:.0f} s", flush=True)

@@ -80,10 +80,25 @@ def load_standin(name):
 
 
 def test_micropip_standin_refuses_to_install_and_says_why():
-    """The site's micropip installs nothing; it names the package and says the site is offline."""
+    """The site's micropip installs nothing; it names the packages and says why."""
     micropip = load_standin("micropip")
-    with pytest.raises(RuntimeError, match=r"cannot install 'numpy'.*runs offline"):
+    with pytest.raises(RuntimeError, match=r"^numpy cannot be installed here: .*no package inst"):
         asyncio.run(micropip.install("numpy"))
+    with pytest.raises(RuntimeError, match=r"^numpy, scipy cannot be installed here"):
+        asyncio.run(micropip.install(["numpy", "scipy"]))
+
+
+def test_pip_magic_names_only_the_packages():
+    """`%pip install -q numpy` asks for numpy alone; another pip command says there is no pip."""
+    path = os.path.join(build.STANDINS, "piplite", "cli.py")
+    spec = importlib.util.spec_from_file_location("standin_piplite_cli", path)
+    cli = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(cli)
+    code = asyncio.run(cli.get_transformed_code(["install", "-q", "numpy"]))
+    assert code == "await __import__(\"piplite\").install(['numpy'])\n"
+    code = asyncio.run(cli.get_transformed_code(["list"]))
+    with pytest.raises(RuntimeError, match="this course site has no pip: list"):
+        exec(code)
 
 
 def test_standin_wheels_are_wheels_pyodide_can_check(tmp_path):
@@ -188,6 +203,12 @@ def test_hand_in_zips_one_part_and_says_what_is_missing(tmp_path, monkeypatch):
         assert "제출할 준비" in repr(checkpoints.hand_in())
     finally:
         i18n.use_edition("en")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    lonely = checkpoints.hand_in()
+    assert not lonely.has_notebooks and "No notebook of this part" in repr(lonely)
+    assert lonely.files == [] and "model.py" in lonely.missing
 
 
 def collect_and_grade(zip_path, student):
@@ -342,6 +363,8 @@ def test_landing_page_opens_each_edition(site):
             assert f'href="lab/index.html?path={code}/{name}"' in page
     assert "1단계" in page and "ステップ 1" in page and "Step 1" in page
     assert "http" not in page  # nothing the page loads or links leaves the site
+    assert "from checkpoints import hand_in" in page and "2부는 01-engine" in page
+    assert os.path.exists(os.path.join(site, ".nojekyll"))  # GitHub Pages keeps __init__.py
 
 
 # --- in a real browser ------------------------------------------------------------------------

@@ -1,17 +1,18 @@
-"""The course site's micropip: the site is offline and ships every package it needs.
+"""The course site's micropip: the site ships every package it needs and fetches no other.
 
 Pyodide's kernel loads a package named micropip before anything else; the real one fetches
-wheels from the network, which this site never does. Installing anything says so plainly.
+wheels from the web, which this site never does. Installing anything says so plainly.
 """
 
 __version__ = "0+course"
 
-OFFLINE = (
-    "This course site runs offline: it ships everything the notebooks need "
-    "(Python's standard library), and installs nothing else."
+WHY = (
+    "this course site has no package installer. The notebooks need only Python's standard "
+    "library, which is already here."
 )
 
 
 async def install(requirements, *args, **kwargs):
     """Refuse, naming what was asked for."""
-    raise RuntimeError(f"cannot install {requirements!r}. {OFFLINE}")
+    names = [requirements] if isinstance(requirements, str) else list(requirements)
+    raise RuntimeError(f"{', '.join(names)} cannot be installed here: {WHY}")
