@@ -52,3 +52,21 @@ def test_every_hint_is_used_by_a_check():
     used = set(re.findall(r'(?:holds|answer|raises|known_answers)\(\s*"([\w.]+)"', source))
     assert used == set(HINTS)
     assert set(CLAIMS) == set(HINTS)
+
+
+def test_the_stuck_line_is_a_call_a_notebook_can_run():
+    """The notebooks import check and save, not hint: the 'stuck?' line names the whole call,
+    from part one's package or part two's, and that call runs as written."""
+    from checkpoints.xslm import checks as xslm_checks
+    from xslm.mistakes import buggy
+
+    part_one = repr(CHECKS["layer_norm"](buggy_model("layer_norm.unbiased_variance")))
+    assert "from checkpoints import hint; hint('layer_norm')" in part_one
+    part_two = repr(
+        xslm_checks.checkpoint_report("Value", xslm_checks.Local(*buggy("engine.no_zeroing")))
+    )
+    call = re.search(r"stuck\? (from checkpoints\.xslm import hint); hint\('Value'\)", part_two)
+    assert call, part_two
+    namespace = {}
+    exec(call.group(1), namespace)
+    assert callable(namespace["hint"])
