@@ -44,10 +44,13 @@ class HandIn:
     zip_name: str
     files: list
     missing: list
+    has_notebooks: bool = True
 
     def lines(self):
         """The report as plain lines, in the learner's edition."""
         lines = [say("written", zip=self.zip_name, count=len(self.files))]
+        if not self.has_notebooks:
+            lines.append(say("no_notebooks"))
         if self.missing:
             lines.append(say("missing", files=", ".join(self.missing)))
         return lines + [say("download", zip=self.zip_name)]
@@ -72,6 +75,4 @@ def hand_in(part, prefix, saved_files, artifacts, folder="."):
         for name in present:
             z.write(os.path.join(folder, name), name)
     missing = [f for f in wanted if f not in present]
-    if not notebooks:
-        missing.insert(0, say("no_notebooks"))
-    return HandIn(zip_name, present, missing)
+    return HandIn(zip_name, present, missing, has_notebooks=bool(notebooks))

@@ -91,6 +91,8 @@ class Report:
     """How many hint tiers beyond the first to show (each hint() call raises it, up to 2)."""
     prerequisite: str | None = None
     """'your softmax fails its own checkpoint…': said first, before any ✗."""
+    package: str = "checkpoints"
+    """Where this checkpoint's hint() lives (part two's: checkpoints.xslm), for the hint line."""
 
     def __post_init__(self):
         object.__setattr__(self, "checks", tuple(self.checks))
@@ -140,7 +142,8 @@ class Report:
         tiered = any(not isinstance(c.hint, (str, type(None))) for c in self.failed)
         if not self.diagnosis and not tiered:
             return []
-        return [say("stuck", call=f"hint({self.name!r})")]
+        # the whole call: the notebooks import check and save, not hint
+        return [say("stuck", call=f"from {self.package} import hint; hint({self.name!r})")]
 
     def __repr__(self):
         body = ["  " + line for c in self.checks for line in c.lines(self.level)]

@@ -306,7 +306,7 @@ class Checkpoint:
 
     def report(self, checks):
         """The Report, with the diagnosis attached only when something failed."""
-        report = Report(self.name, checks, name=self.name)
+        report = Report(self.name, checks, name=self.name, package="checkpoints.xslm")
         if report.passed:
             return report
         return report.but(diagnosis=diagnose(self.name, self.answers, self.known))
