@@ -160,7 +160,7 @@ def wheel_entry(path):
         "sha256": sha256(path),
         "package_type": "package",
         "imports": [i for i in imports if i.isidentifier()],
-        "depends": [],  # every package is named in loadPyodideOptions.packages, in order
+        "depends": [],  # every package is named in loadPyodideOptions.packages: none to resolve
         "unvendored_tests": False,
     }
 

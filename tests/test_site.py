@@ -456,15 +456,19 @@ def test_a_learner_works_in_the_browser_offline(served, browser_context):
     screenshot(page, "site-01-softmax-correct.png")
     print(f"first checkpoint result {first_result:.1f} s after clicking the landing page's link")
 
-    # one more cell's worth in the exercise cell: the progress view and the hand-in zip
+    # one more cell's worth in the exercise cell: no compiled files written beside the package
+    # (they would land in the browser's storage), the progress view and the hand-in zip
     editor.click()
     page.keyboard.press("Control+End")
     page.keyboard.insert_text(
-        "\n\nfrom checkpoints import hand_in, progress\n\nprogress()\nhand_in()\n"
+        "\n\nimport os\n\nfrom checkpoints import hand_in, progress\n\n"
+        "print('compiled files:', os.path.isdir('checkpoints/__pycache__'))\n"
+        "progress()\nhand_in()\n"
     )
     page.keyboard.press("Shift+Enter")
     page.get_by_text("hand-in-attention.zip: 9 files").first.wait_for(timeout=60_000)
     outputs = exercise_cell(page).locator(".jp-OutputArea")
+    assert outputs.get_by_text("compiled files: False").count() == 1  # none in browser storage
     softmax_row = outputs.locator("table tr", has_text="softmax")  # the progress view's table
     assert softmax_row.locator("td", has_text=re.compile(r"^holds$")).count() == 1
     assert outputs.get_by_text("next: start attention in 02-attention.ipynb").count() == 1
