@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 export PYTHONPATH := $(CURDIR)
 
-.PHONY: site collect lab lint format test test-fast postgres postgres-stop bench-grading release autograde feedback grades demo reference fingerprints notebooks bench sandbox clean
+.PHONY: site collect bench-site lab lint format test test-fast postgres postgres-stop bench-grading release autograde feedback grades demo reference fingerprints notebooks bench sandbox clean
 
 $(BIN)/.installed: requirements.txt requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
@@ -124,6 +124,11 @@ notebooks: $(BIN)/.installed
 
 bench: $(BIN)/.installed
 	$(BIN)/python bench/run.py
+
+## make bench-site: the in-browser site's build time and size, and a learner's wait for notebook 1's
+## first checkpoint result in chromium (RUNS=3 fresh browser profiles)
+bench-site: $(BIN)/.installed $(LITE_CACHE)
+	$(BIN)/python bench/site.py $(if $(RUNS),--runs $(RUNS))
 
 ## make bench-grading: a class of SIZE (default 40) graded by plain nbgrader, JOBS=1, 2, 4 and Dask
 bench-grading: $(BIN)/.installed

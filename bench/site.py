@@ -1,0 +1,95 @@
+"""Figures for the in-browser edition: build time and size, and how long a learner waits.
+
+make bench-site       (or: PYTHONPATH=. .venv/bin/python bench/site.py [--runs N])
+
+Builds the site into a scratch folder, serves it with python -m http.server and drives Debian's
+chromium: for each run, a fresh browser profile opens notebook 1 (Python starts cold in the page),
+types a correct softmax and runs every cell; the clock stops when the checkpoint says it holds.
+Then the same page is reloaded and run again (the browser's HTTP cache is warm).
+"""
+
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from grading import course  # noqa: E402
+from lite import build  # noqa: E402
+from tests.lab_server import free_port  # noqa: E402
+from tests.test_browser import CHROMIUM, CHROMIUM_FLAGS, SOFTMAX  # noqa: E402
+
+PASSED = "softmax: all 8 checks hold"
+
+
+def folder_mib(path):
+    """MiB of the files under path."""
+    return course.folder_size(path) / 2**20
+
+
+def first_result(page, url):
+    """Seconds from opening notebook 1 to its passing checkpoint (softmax typed, all cells run)."""
+    start = time.monotonic()
+    page.goto(url)
+    page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=120_000)
+    shown = time.monotonic() - start
+    exercise = re.compile("NotImplementedError|def softmax")
+    page.locator(".jp-CodeCell").filter(has_text=exercise).first.locator(".cm-content").click()
+    page.keyboard.press("Control+A")
+    page.keyboard.insert_text(SOFTMAX)
+    page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
+    page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
+    page.get_by_text(PASSED).first.wait_for(timeout=180_000)
+    return shown, time.monotonic() - start
+
+
+def main(argv):
+    """Build, serve, and time `runs` cold and warm first results."""
+    runs = int(argv[argv.index("--runs") + 1]) if "--runs" in argv else 3
+    from playwright.sync_api import sync_playwright
+
+    with tempfile.TemporaryDirectory() as scratch:
+        site = os.path.join(scratch, "site")
+        start = time.monotonic()
+        build.build(site)
+        print(f"make site: {time.monotonic() - start:.1f} s, {folder_mib(site):.1f} MiB")
+        for part in ("static/pyodide", "build", "files"):
+            print(f"  {part}: {folder_mib(os.path.join(site, part)):.1f} MiB")
+        port = free_port()
+        server = subprocess.Popen(
+            [sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1", "-d", site],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        url = f"http://127.0.0.1:{port}/lab/index.html?path=en/01-softmax.ipynb"
+        try:
+            for _ in range(50):
+                try:
+                    urllib.request.urlopen(url, timeout=2).close()
+                    break
+                except OSError:
+                    time.sleep(0.2)
+            with sync_playwright() as p:
+                browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+                for run in range(1, runs + 1):
+                    context = browser.new_context(viewport={"width": 1280, "height": 1600})
+                    page = context.new_page()
+                    shown, cold = first_result(page, url)
+                    _, warm = first_result(page, url)
+                    print(
+                        f"run {run}: notebook shown {shown:.1f} s; first checkpoint result "
+                        f"{cold:.1f} s cold, {warm:.1f} s after a reload"
+                    )
+                    context.close()
+                browser.close()
+        finally:
+            server.terminate()
+            server.wait(timeout=10)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
