@@ -86,9 +86,10 @@ autograde: $(BIN)/.installed
 		autograde $(AUTOGRADE_FLAGS)
 
 ## make collect: each hand-in zip of the in-browser edition, downloaded/<part>/archive/<student>.zip,
-## into submitted/<student>/<part>/ (nbgrader zip_collect); FORCE=1 replaces what is there
+## into submitted/<student>/<part>/ (nbgrader zip_collect; unsafe zips are set aside in refused/);
+## FORCE=1 replaces what is there
 collect: $(BIN)/.installed
-	$(BIN)/python -m nbgrader zip_collect $(PART) $(if $(filter 1,$(FORCE)),--force)
+	$(BIN)/python -m grading.collect --part $(PART) $(if $(filter 1,$(FORCE)),--force)
 
 ## make postgres: a local PostgreSQL server for the gradebook (Debian's postgresql package), in
 ## .postgres/; it prints the DB_URL to pass: make release autograde DB_URL=...; make postgres-stop

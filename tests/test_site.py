@@ -270,6 +270,55 @@ def test_a_hand_in_zip_is_collected_and_graded(tmp_path, monkeypatch):
     assert max_score == pytest.approx(39) and score == pytest.approx(max_score)
 
 
+@pytest.mark.nbgrader
+def test_hostile_zips_are_set_aside_and_the_class_is_still_collected(tmp_path):
+    """Zips whose entries climb out (../), start at /, hide another archive or are no zip at all
+    are moved to downloaded/attention/refused/ with the reason printed; nothing lands outside
+    the submissions, and the honest zip beside them is collected."""
+    from grading import classroom
+
+    course.release()
+    canary = f"canary-{os.getpid()}.txt"
+    zips = {
+        "climber": {f"../../../../{canary}": "climbed out", "model.py": "import math\n"},
+        "absolute": {f"/tmp/{canary}": "absolute"},
+        "nested": {"inner.zip": "PK", "model.py": "import math\n"},
+        "honest": {"model.py": "import math\n"},
+    }
+    archive = os.path.join(ROOT, "downloaded", "attention", "archive")
+    refused = os.path.join(ROOT, "downloaded", "attention", "refused")
+    os.makedirs(archive, exist_ok=True)
+    for student, entries in zips.items():
+        with zipfile.ZipFile(os.path.join(archive, f"{student}.zip"), "w") as z:
+            for name, text in entries.items():
+                z.writestr(name, text)
+    with open(os.path.join(archive, "not-a-zip.zip"), "w") as f:
+        f.write("just text")
+    try:
+        done = subprocess.run(
+            ["make", "collect", "FORCE=1"], cwd=ROOT, capture_output=True, text=True
+        )
+        assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+        assert sorted(os.listdir(refused)) == [
+            "absolute.zip", "climber.zip", "nested.zip", "not-a-zip.zip"
+        ]  # fmt: skip
+        assert "climber.zip set aside" in done.stdout and "would land outside" in done.stdout
+        assert "it holds another archive, 'inner.zip'" in done.stdout
+        assert "not-a-zip.zip set aside" in done.stdout and "it is not a zip file" in done.stdout
+        honest = os.path.join(classroom.SUBMITTED, "honest", "attention")
+        assert os.listdir(honest) == ["model.py"]
+        for student in ("climber", "absolute", "nested"):
+            assert not os.path.exists(os.path.join(classroom.SUBMITTED, student))
+        extracted = os.path.join(ROOT, "downloaded", "attention", "extracted", "climber")
+        landings = [os.path.join(extracted, *[".."] * up, canary) for up in range(8)]
+        assert not [p for p in landings + [f"/tmp/{canary}"] if os.path.exists(p)]
+    finally:
+        shutil.rmtree(refused, ignore_errors=True)
+        for name in os.listdir(archive):
+            os.remove(os.path.join(archive, name))
+        shutil.rmtree(os.path.join(classroom.SUBMITTED, "honest"), ignore_errors=True)
+
+
 # --- the built site ---------------------------------------------------------------------------
 
 

@@ -1,0 +1,81 @@
+"""make collect: the in-browser edition's hand-in zips into submitted/, via nbgrader zip_collect.
+
+python -m grading.collect [--part xslm] [--force]
+
+Each learner's zip is downloaded/<part>/archive/<student>.zip. A zip is learner input: before
+nbgrader unpacks anything, each one is opened and refused if it is not a zip, if an entry would
+land outside its folder (an absolute path, a `..`), if it holds another archive (nbgrader unpacks
+those too), or if it unpacks to more than MAX_UNPACKED bytes. One bad zip would otherwise stop the
+whole class's collection. A refused zip is moved, never deleted, to downloaded/<part>/refused/,
+and the reason is printed; the others are collected.
+"""
+
+import os
+import shutil
+import sys
+import zipfile
+
+from grader_config import ASSIGNMENT
+from grading.course import nbgrader
+from grading.masters import PARTS
+from grading.reference import ROOT
+
+MAX_UNPACKED = 200 * 2**20  # a part's hand-in is well under 1 MiB
+ARCHIVES = (".zip", ".gz")  # what nbgrader's extractor unpacks, nested ones included
+
+
+def refusal(path):
+    """Why this zip must not be unpacked, or None when it is safe."""
+    if not zipfile.is_zipfile(path):
+        return "it is not a zip file"
+    with zipfile.ZipFile(path) as z:
+        entries = z.infolist()
+    for entry in entries:
+        parts = entry.filename.replace("\\", "/").split("/")
+        if entry.filename.startswith(("/", "\\")) or ".." in parts or ":" in parts[0]:
+            return f"its entry {entry.filename!r} would land outside its folder"
+        if entry.filename.lower().endswith(ARCHIVES):
+            return f"it holds another archive, {entry.filename!r}"
+    if sum(e.file_size for e in entries) > MAX_UNPACKED:
+        return f"it unpacks to more than {MAX_UNPACKED // 2**20} MiB"
+    return None
+
+
+def screen(part):
+    """Move every unsafe zip of downloaded/<part>/archive/ to refused/; [(name, reason)]."""
+    archive = os.path.join(ROOT, "downloaded", part, "archive")
+    refused_dir = os.path.join(ROOT, "downloaded", part, "refused")
+    refused = []
+    for folder, _, names in os.walk(archive):
+        for name in sorted(names):
+            path = os.path.join(folder, name)
+            reason = refusal(path) if name.lower().endswith(ARCHIVES) else None
+            if reason:
+                os.makedirs(refused_dir, exist_ok=True)
+                shutil.move(path, os.path.join(refused_dir, os.path.relpath(path, archive)))
+                refused.append((os.path.relpath(path, archive), reason))
+    return refused
+
+
+def collect(part=ASSIGNMENT, force=False):
+    """Screen the zips, then nbgrader zip_collect; exits non-zero if nbgrader fails."""
+    if part not in PARTS:
+        raise SystemExit(f"no part {part!r}: there are {', '.join(PARTS)}")
+    for name, reason in screen(part):
+        print(f"{name} set aside in downloaded/{part}/refused/ (not unpacked): {reason}")
+    done = nbgrader("zip_collect", part, *(["--force"] if force else []))
+    print(done.stdout + done.stderr, end="")
+    if done.returncode != 0:
+        raise SystemExit(f"nbgrader zip_collect {part} failed (its log is above)")
+
+
+def main(argv):
+    """[--part NAME] [--force]"""
+    argv = list(argv)
+    force = "--force" in argv
+    part = argv[argv.index("--part") + 1] if "--part" in argv[:-1] else ASSIGNMENT
+    collect(part, force)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
