@@ -10,17 +10,15 @@ Then the same page is reloaded and run again (the browser's HTTP cache is warm).
 
 import os
 import re
-import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from grading import course  # noqa: E402
 from lite import build  # noqa: E402
-from tests.lab_server import free_port  # noqa: E402
+from tests.lab_server import serving  # noqa: E402
 from tests.test_browser import CHROMIUM, CHROMIUM_FLAGS, SOFTMAX  # noqa: E402
 
 PASSED = "softmax: all 8 checks hold"
@@ -59,20 +57,8 @@ def main(argv):
         print(f"make site: {time.monotonic() - start:.1f} s, {folder_mib(site):.1f} MiB")
         for part in ("static/pyodide", "build", "files"):
             print(f"  {part}: {folder_mib(os.path.join(site, part)):.1f} MiB")
-        port = free_port()
-        server = subprocess.Popen(
-            [sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1", "-d", site],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        url = f"http://127.0.0.1:{port}/lab/index.html?path=en/01-softmax.ipynb"
-        try:
-            for _ in range(50):
-                try:
-                    urllib.request.urlopen(url, timeout=2).close()
-                    break
-                except OSError:
-                    time.sleep(0.2)
+        with serving(site) as base:
+            url = f"{base}/lab/index.html?path=en/01-softmax.ipynb"
             with sync_playwright() as p:
                 browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
                 for run in range(1, runs + 1):
@@ -86,9 +72,6 @@ def main(argv):
                     )
                     context.close()
                 browser.close()
-        finally:
-            server.terminate()
-            server.wait(timeout=10)
 
 
 if __name__ == "__main__":

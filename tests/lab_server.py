@@ -5,6 +5,7 @@ import os
 import signal
 import socket
 import subprocess
+import sys
 import tempfile
 import time
 import urllib.request
@@ -23,6 +24,33 @@ def get(url):
     """(HTTP status, body text) of a GET."""
     with urllib.request.urlopen(url, timeout=5) as reply:
         return reply.status, reply.read().decode("utf-8", "replace")
+
+
+@contextlib.contextmanager
+def serving(folder, timeout=30):
+    """Yields the base URL of `python -m http.server` on folder (a static site, as README serves
+    it), on a free port, once it answers; stops it afterwards."""
+    port = free_port()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1", "-d", folder],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                get(base + "/index.html")
+                break
+            except OSError:
+                if time.monotonic() > deadline or server.poll() is not None:
+                    raise
+                time.sleep(0.2)
+        yield base
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
 
 
 @contextlib.contextmanager

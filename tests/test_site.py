@@ -14,9 +14,7 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 import time
-import urllib.request
 import zipfile
 
 import nbformat
@@ -28,7 +26,7 @@ from checkpoints.xslm.checks import ANSWERS_FILE
 from grading import course, editions, masters
 from grading.reference import ROOT
 from lite import build
-from tests.lab_server import free_port
+from tests.lab_server import serving
 from tests.test_browser import CHROMIUM, CHROMIUM_FLAGS, SOFTMAX, screenshot
 
 pytestmark = pytest.mark.site
@@ -422,23 +420,8 @@ def test_landing_page_opens_each_edition(site):
 @pytest.fixture(scope="module")
 def served(site):
     """python -m http.server on the site, on a free port; stopped afterwards."""
-    port = free_port()
-    server = subprocess.Popen(
-        [sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1", "-d", site],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            urllib.request.urlopen(base + "/index.html", timeout=2).close()
-            break
-        except OSError:
-            time.sleep(0.2)
-    yield base
-    server.terminate()
-    server.wait(timeout=10)
+    with serving(site) as base:
+        yield base
 
 
 @pytest.fixture(scope="module")
