@@ -61,12 +61,16 @@ def collect(part=ASSIGNMENT, force=False):
     """Screen the zips, then nbgrader zip_collect; exits non-zero if nbgrader fails."""
     if part not in PARTS:
         raise SystemExit(f"no part {part!r}: there are {', '.join(PARTS)}")
+    archive = os.path.join(ROOT, "downloaded", part, "archive")
+    if not os.path.isdir(archive) or not os.listdir(archive):
+        raise SystemExit(f"no zips to collect: put them in downloaded/{part}/archive/<student>.zip")
     for name, reason in screen(part):
         print(f"{name} set aside in downloaded/{part}/refused/ (not unpacked): {reason}")
     done = nbgrader("zip_collect", part, *(["--force"] if force else []))
     print(done.stdout + done.stderr, end="")
     if done.returncode != 0:
-        raise SystemExit(f"nbgrader zip_collect {part} failed (its log is above)")
+        again = "" if force else " (collected before? make collect FORCE=1 extracts all again)"
+        raise SystemExit(f"nbgrader zip_collect {part} failed (its log is above){again}")
 
 
 def main(argv):

@@ -268,6 +268,17 @@ def test_a_hand_in_zip_is_collected_and_graded(tmp_path, monkeypatch):
     assert max_score == pytest.approx(39) and score == pytest.approx(max_score)
 
 
+def test_collect_without_zips_says_where_they_go(tmp_path, monkeypatch):
+    """make collect with an empty (or no) archive folder names the folder, and runs nothing."""
+    from grading import collect
+
+    monkeypatch.setattr(collect, "ROOT", str(tmp_path))
+    with pytest.raises(SystemExit, match=r"put them in downloaded/xslm/archive/<student>\.zip"):
+        collect.collect("xslm")
+    with pytest.raises(SystemExit, match="no part 'part3'"):
+        collect.collect("part3")
+
+
 @pytest.mark.nbgrader
 def test_hostile_zips_are_set_aside_and_the_class_is_still_collected(tmp_path):
     """Zips whose entries climb out (../), start at /, hide another archive or are no zip at all
