@@ -26,6 +26,7 @@ import time
 import urllib.request
 import zipfile
 
+from grading import course
 from grading.reference import ROOT
 
 PYODIDE_VERSION = "314.0.6"
@@ -39,7 +40,6 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 CACHE = os.path.join(ROOT, ".venv", "lite")
 REQUIREMENTS = os.path.join(HERE, "requirements-pyodide.txt")
 STANDINS = os.path.join(HERE, "standins")
-LOCALES = os.path.join(ROOT, "checkpoints", "locales")
 SITE = os.path.join(ROOT, "site")
 KERNEL_EXTENSION = os.path.join(
     sys.prefix, "share", "jupyter", "labextensions", "@jupyterlite", "pyodide-kernel-extension"
@@ -209,7 +209,7 @@ def lite_config(packages):
 def workspaces(dest):
     """dest/<edition>/: each edition's student notebooks of both parts, model.py and the
     checkpoints package, exactly as `make lab EDITION=<edition>` (then PART=xslm) prepares them."""
-    from grading import course, editions
+    from grading import editions
     from grading.masters import PARTS
 
     shutil.rmtree(dest, ignore_errors=True)
@@ -229,27 +229,35 @@ def first_heading(notebook):
 def landing_page(content):
     """The site's index.html: for each edition, in its language, a link that opens each part's
     first notebook, which notebooks belong to which part, and how to hand work in."""
+    from checkpoints.i18n import lookup
     from grading import editions
 
     blocks = []
     for code in editions.languages():
-        with open(os.path.join(LOCALES, f"{code}.json"), encoding="utf-8") as f:
-            words = json.load(f)["handin"]
         links = "".join(
             f'<li><a href="lab/index.html?path={code}/{name}">'
             f"{html.escape(first_heading(os.path.join(content, code, name)))}</a></li>"
             for name in FIRST_NOTEBOOKS.values()
         )
         name = html.escape(editions.details(code)["name"])
-        notes = "".join(f"<p>{html.escape(words[k])}</p>" for k in ("parts", "how_to"))
+        notes = "".join(
+            f"<p>{html.escape(lookup('handin', k, code=code))}</p>" for k in ("parts", "how_to")
+        )
         blocks.append(f'<section lang="{code}"><h2>{name}</h2><ul>{links}</ul>{notes}</section>')
     with open(os.path.join(HERE, "index.html"), encoding="utf-8") as f:
         return string.Template(f.read()).substitute(editions="\n".join(blocks))
 
 
-def _files(folder, wanted):
-    """Sorted paths of the files in folder whose names are wanted."""
-    return [os.path.join(folder, n) for n in sorted(os.listdir(folder)) if wanted(n)]
+def kernel_wheels():
+    """The kernel's wheels the site ships besides the stand-ins: the pinned ones fetched into the
+    cache, and the kernel's own from its extension (pyodide_kernel and the ipykernel shim)."""
+    shipped = os.path.join(KERNEL_EXTENSION, "static", "pypi")
+    if not os.path.isdir(shipped):
+        raise SystemExit(f"{KERNEL_EXTENSION} is missing: pip install -r requirements.txt")
+    fetched = fetch_wheels()
+    return [os.path.join(fetched, n) for n in sorted(os.listdir(fetched)) if n.endswith(".whl")] + [
+        os.path.join(shipped, n) for n in sorted(os.listdir(shipped)) if n.startswith(KERNEL_WHEELS)
+    ]
 
 
 def build(out=SITE):
@@ -271,7 +279,7 @@ def build(out=SITE):
             f.write(landing_page(content))
         # GitHub Pages (publishing from a branch) drops files named _*, such as __init__.py
         open(os.path.join(out, ".nojekyll"), "w").close()
-    size = sum(os.path.getsize(os.path.join(d, n)) for d, _, ns in os.walk(out) for n in ns)
+    size = course.folder_size(out)
     where = os.path.relpath(out, ROOT) if out.startswith(ROOT + os.sep) else out
     print(f"{where}/: {size / 2**20:.1f} MiB in {time.monotonic() - start:.0f} s", flush=True)
     return out
@@ -279,16 +287,11 @@ def build(out=SITE):
 
 def install_kernel(pyodide_dir, work):
     """The runtime, the kernel's wheels and their lock in pyodide_dir; returns the package names."""
-    runtime, wheel_dir = fetch()
-    if not os.path.isdir(KERNEL_EXTENSION):
-        raise SystemExit(f"{KERNEL_EXTENSION} is missing: pip install -r requirements.txt")
+    runtime = fetch_runtime()
     os.makedirs(pyodide_dir)
     for name in RUNTIME_FILES + ("pyodide-lock.json",):
         shutil.copy(os.path.join(runtime, name), pyodide_dir)
-    shipped = os.path.join(KERNEL_EXTENSION, "static", "pypi")
-    wheels = _files(wheel_dir, lambda n: n.endswith(".whl"))
-    wheels += _files(shipped, lambda n: n.startswith(KERNEL_WHEELS))
-    wheels += [standin_wheel(n, work) for n in ("micropip", "piplite")]
+    wheels = kernel_wheels() + [standin_wheel(n, work) for n in ("micropip", "piplite")]
     return kernel_packages(pyodide_dir, wheels)
 
 
