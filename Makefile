@@ -5,7 +5,12 @@ BIN := $(VENV)/bin
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 export PYTHONPATH := $(CURDIR)
 
-.PHONY: site collect bench-site lab lint format test test-fast postgres postgres-stop bench-grading release autograde feedback grades demo reference fingerprints notebooks bench sandbox clean
+# The Debian packages a command needs (grading/system.py): installed with apt-get when make runs as
+# root, else make stops before anything else runs and prints the one command that installs them.
+# SYSTEM_INSTALL=0: only tell. BWRAP=/path: the sandbox's bubblewrap, if not the one on PATH.
+SYSTEM := $(PYTHON) -m grading.system
+
+.PHONY: system-test system-grading system-feedback system-demo system-browser system-postgres site collect bench-site lab lint format test test-fast postgres postgres-stop bench-grading release autograde feedback grades demo reference fingerprints notebooks bench sandbox clean
 
 $(BIN)/.installed: requirements.txt requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
@@ -25,6 +30,19 @@ $(BIN)/.torch: $(BIN)/.installed requirements-torch.txt
 	touch $@
 
 env: $(BIN)/.installed
+
+system-test:
+	@$(SYSTEM) sandbox browser postgres npm
+system-grading:
+	@$(SYSTEM) sandbox
+system-feedback:
+	@$(SYSTEM) npm
+system-demo:
+	@$(SYSTEM) sandbox npm
+system-browser:
+	@$(SYSTEM) browser
+system-postgres:
+	@$(SYSTEM) postgres
 
 ## make lab: learner workspace from the student edition, then JupyterLab on notebook 1
 ## EDITION=ko or ja: the Korean or Japanese edition (default en; not LANG, the locale variable)
@@ -51,8 +69,9 @@ $(LITE_CACHE): lite/requirements-pyodide.txt | $(BIN)/.installed
 site: $(BIN)/.installed $(LITE_CACHE)
 	$(BIN)/python -m lite.build site $(SITE)
 
-## make test: everything (unit tests, catalogue, all eight master notebooks, nbgrader cycle, torch cross-check)
-test: $(BIN)/.installed $(BIN)/.torch $(VENV)/mathjax/MathJax.js $(LITE_CACHE)
+## make test: everything (unit tests, catalogue, all eight master notebooks, nbgrader cycle, torch cross-check);
+## first the Debian packages: bubblewrap, util-linux, chromium, postgresql, npm
+test: system-test $(BIN)/.installed $(BIN)/.torch $(VENV)/mathjax/MathJax.js $(LITE_CACHE)
 	$(BIN)/python -m pytest
 
 ## make lint: ruff's checks and its formatting, over every Python file and notebook (CI runs it)
@@ -81,7 +100,7 @@ release: $(BIN)/.installed
 ## PART=xslm grades part two (submitted/<student>/xslm/; its table is grades-xslm.csv)
 AUTOGRADE_FLAGS = $(if $(JOBS),--jobs $(JOBS)) $(if $(SCHEDULER),--scheduler $(SCHEDULER)) \
 	$(if $(filter 1,$(FORCE)),--force) --part $(PART)
-autograde: $(BIN)/.installed
+autograde: system-grading $(BIN)/.installed
 	$(if $(filter 1,$(UNSAFE)),ATTENTION_UNSAFE_NO_SANDBOX=1) $(BIN)/python -m grading.classroom \
 		autograde $(AUTOGRADE_FLAGS)
 
@@ -93,13 +112,13 @@ collect: $(BIN)/.installed
 
 ## make postgres: a local PostgreSQL server for the gradebook (Debian's postgresql package), in
 ## .postgres/; it prints the DB_URL to pass: make release autograde DB_URL=...; make postgres-stop
-postgres: $(BIN)/.installed
+postgres: system-postgres $(BIN)/.installed
 	$(BIN)/python -m grading.postgres start
 
 postgres-stop: $(BIN)/.installed
 	$(BIN)/python -m grading.postgres stop
 
-feedback: $(BIN)/.installed $(VENV)/mathjax/MathJax.js
+feedback: system-feedback $(BIN)/.installed $(VENV)/mathjax/MathJax.js
 	$(BIN)/python -m grading.classroom feedback --part $(PART)
 
 grades: $(BIN)/.installed
@@ -107,7 +126,7 @@ grades: $(BIN)/.installed
 
 ## make demo: release, a simulated class (correct, empty, six classic mistakes, half-finished), grade, table
 ## PART=xslm: part two's class (correct, empty, its eight catalogued mistakes); table in grades-xslm.csv
-demo: $(BIN)/.installed $(VENV)/mathjax/MathJax.js
+demo: system-demo $(BIN)/.installed $(VENV)/mathjax/MathJax.js
 	$(if $(filter 1,$(UNSAFE)),ATTENTION_UNSAFE_NO_SANDBOX=1) $(BIN)/python -m grading.classroom demo \
 		--part $(PART)
 
@@ -128,16 +147,15 @@ bench: $(BIN)/.installed
 
 ## make bench-site: the in-browser site's build time and size, and a learner's wait for notebook 1's
 ## first checkpoint result in chromium (RUNS=3 fresh browser profiles)
-bench-site: $(BIN)/.installed $(LITE_CACHE)
+bench-site: system-browser $(BIN)/.installed $(LITE_CACHE)
 	$(BIN)/python bench/site.py $(if $(RUNS),--runs $(RUNS))
 
 ## make bench-grading: a class of SIZE (default 40) graded by plain nbgrader, JOBS=1, 2, 4 and Dask
-bench-grading: $(BIN)/.installed
+bench-grading: system-grading $(BIN)/.installed
 	$(BIN)/python bench/grading.py $(if $(SIZE),--size $(SIZE)) $(if $(LANES),--lanes $(LANES))
 
 ## make sandbox: install bubblewrap (Debian/Ubuntu, as root) and check that a sandbox starts here
-sandbox: $(BIN)/.installed
-	command -v bwrap >/dev/null || apt-get install -y bubblewrap
+sandbox: system-grading $(BIN)/.installed
 	$(BIN)/python -c "from grading import sandbox; sandbox.require(); print('sandbox works here')"
 
 clean:

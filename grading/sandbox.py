@@ -23,6 +23,8 @@ import signal
 import subprocess
 import sys
 
+from grading import system
+
 UNSAFE_FLAG = "ATTENTION_UNSAFE_NO_SANDBOX"
 MEMORY_BYTES = 1 << 30  # 1 GiB of address space for the judge's worker
 KERNEL_MEMORY_BYTES = 2 << 30  # an idle ipykernel maps about 0.6 GiB before running a cell
@@ -166,7 +168,7 @@ def bwrap(writable=None, env=None, extra_binds=()):
     another user, bubblewrap makes a user namespace and needs no privilege at all.
     """
     cmd, bound = system_binds()
-    cmd = ["bwrap"] + cmd + ["--dev", "/dev", "--proc", "/proc"]
+    cmd = [system.program("bwrap")] + cmd + ["--dev", "/dev", "--proc", "/proc"]
     for folder in SCRATCH:  # private and empty, writable by anyone, as on the host (a folder bound
         cmd += ["--perms", "1777", "--tmpfs", folder]  # under one gets its parents made 0755 below)
     for folder in python_home():
@@ -208,7 +210,7 @@ def wrap(argv, writable=None, env=None, memory=MEMORY_BYTES, extra_binds=()):
 @functools.lru_cache(maxsize=1)
 def problem():
     """None when the sandbox works on this machine, else a sentence saying why not."""
-    if shutil.which("bwrap") is None:
+    if shutil.which(system.program("bwrap")) is None:
         return "bubblewrap is not installed (Debian: apt-get install bubblewrap)"
     for tool in ("prlimit", "setpriv"):
         if shutil.which(tool) is None:
