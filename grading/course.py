@@ -131,6 +131,30 @@ def fill(book, solutions, replace=None):
     return book
 
 
+PART_NAMES = {"attention": "part-one", "xslm": "part-two"}
+
+
+def notebooks_in(folder, part):
+    """The names of part's notebooks that folder holds."""
+    return [n for n in notebooks(PARTS[part][0]) if os.path.exists(os.path.join(folder, n))]
+
+
+def counted(n, part):
+    """`8 part-one notebooks`, `1 part-two notebook`."""
+    return f"{n} {PART_NAMES[part]} notebook{'s' * (n != 1)}"
+
+
+def what_changed(before, part, added):
+    """`added 5 part-two notebooks; your 8 part-one notebooks are untouched`: none reads as lost."""
+    said = [f"added {counted(added, part)}"] if added else []
+    for other, names in before.items():
+        if names:
+            said.append(
+                f"your {counted(len(names), other)} {'are' if len(names) > 1 else 'is'} untouched"
+            )
+    return "; ".join(said + ["checkpoints/ refreshed"])
+
+
 def workspace(dest=WORKSPACE, edition=ENGLISH, assignment=ASSIGNMENT):
     """Copy the student edition into dest without touching anything the learner already has.
 
@@ -141,7 +165,7 @@ def workspace(dest=WORKSPACE, edition=ENGLISH, assignment=ASSIGNMENT):
 
     released = release(edition, assignment)
     os.makedirs(dest, exist_ok=True)
-    kept = 0
+    before = {part: notebooks_in(dest, part) for part in PARTS}
     edition_file = os.path.join(dest, "checkpoints", "locales", "edition")
     if os.path.exists(edition_file):
         os.remove(edition_file)  # the package is replaced as a whole; English ships no such file
@@ -152,16 +176,14 @@ def workspace(dest=WORKSPACE, edition=ENGLISH, assignment=ASSIGNMENT):
             os.makedirs(os.path.dirname(target), exist_ok=True)
             in_checkpoints = os.path.relpath(source, released).startswith("checkpoints")
             if os.path.exists(target) and not in_checkpoints:
-                kept += 1  # the learner's own notebook: never overwritten
-                continue
+                continue  # the learner's own file: never overwritten
             shutil.copy(source, target)
     ensure_model(os.path.join(dest, "model.py"))
     if assignment != ASSIGNMENT:
         ensure_files(dest)
-    print(
-        f"workspace ready in {os.path.relpath(dest, ROOT)}/ "
-        f"({kept} of your notebooks kept as they were)"
-    )
+    added = len(notebooks_in(dest, assignment)) - len(before[assignment])
+    where = os.path.relpath(dest, ROOT)
+    print(f"workspace ready in {where}/: {what_changed(before, assignment, added)}")
     return dest
 
 

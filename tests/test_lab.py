@@ -103,3 +103,27 @@ def test_a_notebook_runs_headless_from_the_workspace(tmp_path):
     outputs = json.dumps([c.get("outputs", []) for c in nbformat.read(path, 4).cells])
     assert "softmax: all 8 checks hold" in outputs
     assert "def softmax" in open(os.path.join(workspace, "model.py")).read()
+
+
+def test_make_lab_says_what_it_added_and_what_it_left_alone(tmp_path, capsys):
+    """Part one, then part two, then part two again in one workspace: each message says what was
+    added and that the learner's notebooks are untouched, in words that cannot read as loss."""
+    from grading import course
+
+    def said(**part):
+        course.workspace(str(tmp_path / "ws"), **part)
+        return capsys.readouterr().out.strip().splitlines()[-1]
+
+    assert said().endswith(": added 8 part-one notebooks; checkpoints/ refreshed")
+    notebook = tmp_path / "ws" / "01-softmax.ipynb"
+    notebook.write_text(notebook.read_text().replace("Softmax", "My softmax"))
+    assert said(assignment="xslm").endswith(
+        ": added 5 part-two notebooks; your 8 part-one notebooks are untouched; "
+        "checkpoints/ refreshed"
+    )
+    assert said(assignment="xslm").endswith(
+        ": your 8 part-one notebooks are untouched; your 5 part-two notebooks are untouched; "
+        "checkpoints/ refreshed"
+    )
+    assert "My softmax" in notebook.read_text()  # and they are
+    assert "kept" not in said() and "0 of" not in said()
