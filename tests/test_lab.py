@@ -127,3 +127,60 @@ def test_make_lab_says_what_it_added_and_what_it_left_alone(tmp_path, capsys):
     )
     assert "My softmax" in notebook.read_text()  # and they are
     assert "kept" not in said() and "0 of" not in said()
+
+
+def venv_command(program, *args, cwd):
+    """One of the venv's commands, run as a learner would run it in their workspace."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}  # a learner's has none
+    command = [os.path.join(ROOT, ".venv", "bin", program), *args]
+    return subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
+
+
+def workspace_with_mistake(tmp_path, mistake):
+    """A fresh workspace whose notebook 1 is solved with one catalogued mistake."""
+    import nbformat
+
+    from grading import course
+    from grading.mistakes import BUGGY
+
+    workspace = course.workspace(str(tmp_path / "ws"))
+    path = os.path.join(workspace, "01-softmax.ipynb")
+    book = course.fill(nbformat.read(path, 4), course.solution_cells(), dict([BUGGY[mistake]]))
+    nbformat.write(book, path)
+    return workspace
+
+
+def saved_text(path):
+    """Everything the cells of a saved notebook show, as one string."""
+    import nbformat
+
+    cells = nbformat.read(path, 4).cells
+    return json.dumps([c.get("outputs", []) for c in cells], ensure_ascii=False)
+
+
+def test_a_wrong_function_runs_headless_to_the_end_and_keeps_its_report(tmp_path):
+    """README's headless command on a notebook with a softmax that overflows: it exits 0, and the
+    notebook keeps the demo cell's one line, the checkpoint's report naming the mistake, its one
+    line, and the cells after it."""
+    from checkpoints.catalogue import BY_NAME
+
+    workspace = workspace_with_mistake(tmp_path, "softmax.no_max_shift")
+    readme = ["nbconvert", "--to", "notebook", "--execute", "--inplace", "01-softmax.ipynb"]
+    done = venv_command("jupyter", *readme, cwd=workspace)
+    assert done.returncode == 0, done.stderr[-2000:]
+    shown = saved_text(os.path.join(workspace, "01-softmax.ipynb"))
+    assert "✗ OverflowError: math range error (in softmax, line " in shown
+    assert f"looks like: {BY_NAME['softmax.no_max_shift'].title}" in shown
+    assert "✗ softmax: 3 of 8 checks fail. The notebook goes on" in shown
+    assert "hidden check softmax" in shown  # the last cell ran too
+    assert '"output_type": "error"' not in shown
+
+
+def test_nbgrader_validate_still_sees_the_failing_checkpoint(tmp_path):
+    """nbgrader validate (and the Validate button) looks for errors in graded cells: there the
+    checkpoint still raises, so validation names the failing cell."""
+    workspace = workspace_with_mistake(tmp_path, "softmax.no_max_shift")
+    done = venv_command("nbgrader", "validate", "01-softmax.ipynb", cwd=workspace)
+    assert "VALIDATION FAILED ON 1 CELL(S)!" in done.stdout, done.stdout + done.stderr[-2000:]
+    assert 'check("softmax")' in done.stdout
+    assert "CheckpointFailed: softmax: 3 of 8 checks fail" in done.stdout

@@ -119,7 +119,7 @@ def test_warnings_and_stderr_from_learner_code_stay_out_of_the_cell(tmp_path, mo
     assert "cost nothing" in captured.out
 
 
-def test_a_broken_section_costs_only_its_own_step(tmp_path, monkeypatch):
+def test_a_broken_section_costs_only_its_own_step(tmp_path, monkeypatch, capsys):
     """A hand edit that breaks block's section
     leaves the other six functions loadable and checkable.
     """
@@ -142,5 +142,9 @@ def test_a_broken_section_costs_only_its_own_step(tmp_path, monkeypatch):
     assert list(module.BROKEN_SECTIONS) == ["block"] and not hasattr(module, "block")
     assert "step 7 section (block) does not parse" in broken_message(module, "block")
     checkpoints.check("layer_norm")
+    assert "✗" not in capsys.readouterr().out
+    checkpoints.check("block")  # one line, and the notebook goes on
+    assert "✗ model.py: the step 7 section (block) does not parse" in capsys.readouterr().out
+    monkeypatch.setenv("NBGRADER_EXECUTION", "validate")  # nbgrader validate sees it fail
     with pytest.raises(checkpoints.CheckpointFailed, match="does not parse"):
         checkpoints.check("block")

@@ -26,6 +26,7 @@ from .modelfile import (
     save_section,
     step_number,
 )
+from .onward import CheckpointFailed, demo, going_on
 from .progress import progress as _progress
 from .steps import CHECKS, USES
 
@@ -35,6 +36,7 @@ from .steps import CHECKS, USES
 __all__ = [
     "save",
     "check",
+    "demo",
     "hint",
     "check_artifact",
     "hidden",
@@ -48,14 +50,6 @@ __all__ = [
     "use_edition",
     "edition",
 ]
-
-
-class CheckpointFailed(AssertionError):
-    """A checkpoint did not hold; the report printed above says what to fix."""
-
-    def _render_traceback_(self):
-        """What IPython shows instead of a traceback: one line (the report above says the rest)."""
-        return [f"\x1b[0;31mCheckpointFailed\x1b[0m: {self}"]
 
 
 def grading():
@@ -107,7 +101,7 @@ def _conclude(report):
     """Show the report; raise CheckpointFailed with its summary when it does not hold."""
     show(report)
     if not report.passed:
-        raise CheckpointFailed(report.summary())
+        raise CheckpointFailed(report.summary(), reported=True)
     return None
 
 
@@ -141,8 +135,9 @@ def failing_prerequisite(name, model):
 
 
 def check(name):
-    """Run one function's checkpoint on model.py; raise CheckpointFailed if it does not hold."""
-    return _conclude(_report(name))
+    """Run one function's checkpoint on model.py and show what holds (see onward.going_on)."""
+    with going_on():
+        _conclude(_report(name))
 
 
 HINT_LEVELS = {}  # checkpoint -> how many tiers hint() has revealed so far
@@ -151,11 +146,18 @@ HINT_LEVELS = {}  # checkpoint -> how many tiers hint() has revealed so far
 def hint(name):
     """Show the checkpoint again with a closer hint for each failing check; again: the formula."""
     HINT_LEVELS[name] = min(HINT_LEVELS.get(name, 0) + 1, 2)
-    show(_report(name).but(level=HINT_LEVELS[name]))
+    with going_on():
+        show(_report(name).but(level=HINT_LEVELS[name]))
 
 
 def check_artifact(filename):
     """Check one of the three artifacts in outputs/ against your own functions."""
+    with going_on():
+        _conclude(_artifact_report(filename))
+
+
+def _artifact_report(filename):
+    """The artifact's report; CheckpointFailed when a function it needs is not saved yet."""
     with quiet():
         try:
             model = load_model()
@@ -164,8 +166,7 @@ def check_artifact(filename):
         for name in ARTIFACT_NEEDS[filename]:
             if not hasattr(model, name):
                 raise CheckpointFailed(say("not_saved_yet", function=name))
-        report = ARTIFACT_CHECKS[filename](model)
-    return _conclude(report)
+        return ARTIFACT_CHECKS[filename](model)
 
 
 def write_artifact(filename, text, show=True):

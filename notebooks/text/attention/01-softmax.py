@@ -25,7 +25,7 @@
 # %% id="step01-setup" nbgrader={"grade": false, "grade_id": "step01-setup", "locked": true, "schema_version": 3, "solution": false}
 import math
 
-from checkpoints import check, ensure_model, save
+from checkpoints import check, demo, ensure_model, save
 
 ensure_model()
 
@@ -79,9 +79,10 @@ def softmax(xs):
 
 
 # %% id="cell-08"
-print(softmax([1.0, 2.0, 3.0]))  # about [0.090, 0.245, 0.665]
-print(softmax([1000.0, 1001.0, 1002.0]))  # the same numbers: only differences matter
-print(sum(softmax([0.3, -2.0, 5.0, 1.0])))  # 1.0, up to rounding
+with demo():
+    print(softmax([1.0, 2.0, 3.0]))  # about [0.090, 0.245, 0.665]
+    print(softmax([1000.0, 1001.0, 1002.0]))  # the same numbers: only differences matter
+    print(sum(softmax([0.3, -2.0, 5.0, 1.0])))  # 1.0, up to rounding
 
 # %% [markdown] id="softmax-picture-intro"
 # The same numbers as a picture: scores on the left, weights on the right (each on its own scale).
@@ -90,8 +91,9 @@ print(sum(softmax([0.3, -2.0, 5.0, 1.0])))  # 1.0, up to rounding
 # %% id="softmax-picture"
 from checkpoints.pictures import show_bars
 
-scores = [1.0, 2.0, 3.0, -1.0]
-show_bars({"scores": scores, "softmax(scores)": softmax(scores)})
+with demo():
+    scores = [1.0, 2.0, 3.0, -1.0]
+    show_bars({"scores": scores, "softmax(scores)": softmax(scores)})
 
 # %% id="step01-save-softmax" nbgrader={"grade": false, "grade_id": "step01-save-softmax", "locked": true, "schema_version": 3, "solution": false}
 save(softmax)

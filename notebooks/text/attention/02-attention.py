@@ -23,7 +23,7 @@
 # %% id="step02-setup" nbgrader={"grade": false, "grade_id": "step02-setup", "locked": true, "schema_version": 3, "solution": false}
 import math
 
-from checkpoints import check, ensure_model, save
+from checkpoints import check, demo, ensure_model, save
 
 ensure_model()
 from model import softmax
@@ -35,13 +35,14 @@ from model import softmax
 # first value. With $d_k = 2$ the scores are $(1\cdot 1 + 0\cdot 0)/\sqrt 2 \approx 0.707$ and $0$.
 
 # %% id="cell-03"
-q, k1, k2 = [1.0, 0.0], [1.0, 0.0], [0.0, 1.0]
-scores = [sum(a * b for a, b in zip(q, k)) / math.sqrt(2) for k in (k1, k2)]
-weights = softmax(scores)
-v1, v2 = [10.0, 0.0], [0.0, 10.0]
-print("scores ", [round(s, 4) for s in scores])
-print("weights", [round(w, 4) for w in weights])
-print("out    ", [round(weights[0] * a + weights[1] * b, 4) for a, b in zip(v1, v2)])
+with demo():
+    q, k1, k2 = [1.0, 0.0], [1.0, 0.0], [0.0, 1.0]
+    scores = [sum(a * b for a, b in zip(q, k)) / math.sqrt(2) for k in (k1, k2)]
+    weights = softmax(scores)
+    v1, v2 = [10.0, 0.0], [0.0, 10.0]
+    print("scores ", [round(s, 4) for s in scores])
+    print("weights", [round(w, 4) for w in weights])
+    print("out    ", [round(weights[0] * a + weights[1] * b, 4) for a, b in zip(v1, v2)])
 
 
 # %% [markdown] id="cell-04"
@@ -77,8 +78,9 @@ def attention(Q, K, V, mask=None):
 
 
 # %% id="cell-06"
-out, weights = attention([[1.0, 0.0]], [[1.0, 0.0], [0.0, 1.0]], [[10.0, 0.0], [0.0, 10.0]])
-print(out, weights)  # the same numbers as the worked example
+with demo():
+    out, weights = attention([[1.0, 0.0]], [[1.0, 0.0], [0.0, 1.0]], [[10.0, 0.0], [0.0, 10.0]])
+    print(out, weights)  # the same numbers as the worked example
 
 # %% id="step02-save-attention" nbgrader={"grade": false, "grade_id": "step02-save-attention", "locked": true, "schema_version": 3, "solution": false}
 save(attention)
@@ -120,10 +122,11 @@ from checkpoints.artifacts import SCALE_FILE, scale_experiment
 show_source(scale_experiment)
 
 # %% id="cell-12"
-scaled, unscaled = scale_experiment(attention)
-print(f"largest weight, dividing by √d_k: {scaled:.4f}")
-print(f"largest weight, not dividing:     {unscaled:.4f}")
-write_artifact(SCALE_FILE, f"scaled: {scaled!r}\nunscaled: {unscaled!r}")
+with demo():
+    scaled, unscaled = scale_experiment(attention)
+    print(f"largest weight, dividing by √d_k: {scaled:.4f}")
+    print(f"largest weight, not dividing:     {unscaled:.4f}")
+    write_artifact(SCALE_FILE, f"scaled: {scaled!r}\nunscaled: {unscaled!r}")
 
 # %% [markdown] id="scale-picture-intro"
 # The same two weight matrices as pictures (white is 0, dark blue is 1). With the division each row
@@ -132,7 +135,8 @@ write_artifact(SCALE_FILE, f"scaled: {scaled!r}\nunscaled: {unscaled!r}")
 # %% id="scale-picture"
 from checkpoints.artifacts import scale_picture
 
-scale_picture(attention)
+with demo():
+    scale_picture(attention)
 
 # %% [markdown] id="cell-13"
 # Without the division the largest weight sits next to 1.0: that row of attention has collapsed onto a

@@ -28,7 +28,7 @@
 # %% id="step03-setup" nbgrader={"grade": false, "grade_id": "step03-setup", "locked": true, "schema_version": 3, "solution": false}
 import math
 
-from checkpoints import check, ensure_model, save
+from checkpoints import check, demo, ensure_model, save
 
 ensure_model()
 from model import attention, softmax
@@ -41,13 +41,14 @@ from model import attention, softmax
 # multiply the hidden weights by 0: the hidden weights are 0, but the row no longer sums to 1. See both:
 
 # %% id="cell-03"
-scores = [2.0, 1.0, 3.0]
-visible = [True, True, False]
+with demo():
+    scores = [2.0, 1.0, 3.0]
+    visible = [True, True, False]
 
-after = [w * keep for w, keep in zip(softmax(scores), visible)]
-before = softmax([s if keep else -math.inf for s, keep in zip(scores, visible)])
-print("mask after softmax :", [round(w, 4) for w in after], " sum", round(sum(after), 4))
-print("mask before softmax:", [round(w, 4) for w in before], " sum", round(sum(before), 4))
+    after = [w * keep for w, keep in zip(softmax(scores), visible)]
+    before = softmax([s if keep else -math.inf for s, keep in zip(scores, visible)])
+    print("mask after softmax :", [round(w, 4) for w in after], " sum", round(sum(after), 4))
+    print("mask before softmax:", [round(w, 4) for w in before], " sum", round(sum(before), 4))
 
 
 # %% [markdown] id="cell-04"
@@ -70,8 +71,9 @@ def causal_mask(n):
 
 
 # %% id="cell-06"
-for row in causal_mask(4):
-    print([int(v) for v in row])
+with demo():
+    for row in causal_mask(4):
+        print([int(v) for v in row])
 
 # %% [markdown] id="causal-picture-intro"
 # Here is causal attention on six seeded positions: row $i$ (a query) has weight only in columns
@@ -81,10 +83,12 @@ for row in causal_mask(4):
 from checkpoints.pictures import show_attention
 from checkpoints.probes import seeded_matrix
 
-X = seeded_matrix(6, 8, seed=3)
-show_attention(
-    attention(X, X, X, causal_mask(6))[1], "causal attention: each query sees itself and the past"
-)
+with demo():
+    X = seeded_matrix(6, 8, seed=3)
+    show_attention(
+        attention(X, X, X, causal_mask(6))[1],
+        "causal attention: each query sees itself and the past",
+    )
 
 # %% id="step03-save-causal-mask" nbgrader={"grade": false, "grade_id": "step03-save-causal-mask", "locked": true, "schema_version": 3, "solution": false}
 save(causal_mask)

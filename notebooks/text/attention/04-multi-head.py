@@ -25,7 +25,7 @@
 #   `attention(Q, K, V)[0]` exactly: the best self-check you have.
 
 # %% id="step04-setup" nbgrader={"grade": false, "grade_id": "step04-setup", "locked": true, "schema_version": 3, "solution": false}
-from checkpoints import check, ensure_model, save
+from checkpoints import check, demo, ensure_model, save
 
 ensure_model()
 from model import attention
@@ -54,20 +54,21 @@ print("interleaved (wrong):", [row[k::h] for k in range(h)])
 # first two features make position 1 look like position 0; the last two make them opposites:
 
 # %% id="heads-worked-example"
-X = [[1.0, 0.0, 2.0, 0.0], [1.0, 0.0, -2.0, 0.0]]
-halves = [[row[0:2] for row in X], [row[2:4] for row in X]]
-for k, S in enumerate(halves):
-    out, weights = attention(S, S, S)
-    print(f"head {k}: slice {S}")
-    print(f"         weights {[[round(w, 3) for w in r] for r in weights]}")
-    print(f"         output  {[[round(v, 3) for v in r] for r in out]}")
-print(
-    "concatenated rows:",
-    [
-        [round(v, 3) for v in a + b]
-        for a, b in zip(attention(*[halves[0]] * 3)[0], attention(*[halves[1]] * 3)[0])
-    ],
-)
+with demo():
+    X = [[1.0, 0.0, 2.0, 0.0], [1.0, 0.0, -2.0, 0.0]]
+    halves = [[row[0:2] for row in X], [row[2:4] for row in X]]
+    for k, S in enumerate(halves):
+        out, weights = attention(S, S, S)
+        print(f"head {k}: slice {S}")
+        print(f"         weights {[[round(w, 3) for w in r] for r in weights]}")
+        print(f"         output  {[[round(v, 3) for v in r] for r in out]}")
+    print(
+        "concatenated rows:",
+        [
+            [round(v, 3) for v in a + b]
+            for a, b in zip(attention(*[halves[0]] * 3)[0], attention(*[halves[1]] * 3)[0])
+        ],
+    )
 
 
 # %% [markdown] id="heads-worked-example-read"
@@ -108,9 +109,10 @@ def multi_head(Q, K, V, h, mask=None):
 
 
 # %% id="cell-05"
-X = [[0.1 * (i + c) for c in range(8)] for i in range(3)]
-print(multi_head(X, X, X, 1)[0][:3])
-print(attention(X, X, X)[0][0][:3])  # the same as the line above
+with demo():
+    X = [[0.1 * (i + c) for c in range(8)] for i in range(3)]
+    print(multi_head(X, X, X, 1)[0][:3])
+    print(attention(X, X, X)[0][0][:3])  # the same as the line above
 
 # %% [markdown] id="heads-picture-intro"
 # Each head attends with its own slice of the features, so each head has its own weight matrix.
@@ -120,10 +122,11 @@ print(attention(X, X, X)[0][0][:3])  # the same as the line above
 from checkpoints.pictures import show_heads
 from checkpoints.probes import seeded_matrix
 
-X, h = seeded_matrix(5, 8, seed=7, scale=2.0), 4
-width = len(X[0]) // h
-slices = [[row[k * width : (k + 1) * width] for row in X] for k in range(h)]
-show_heads([attention(S, S, S)[1] for S in slices])
+with demo():
+    X, h = seeded_matrix(5, 8, seed=7, scale=2.0), 4
+    width = len(X[0]) // h
+    slices = [[row[k * width : (k + 1) * width] for row in X] for k in range(h)]
+    show_heads([attention(S, S, S)[1] for S in slices])
 
 # %% id="step04-save-multi-head" nbgrader={"grade": false, "grade_id": "step04-save-multi-head", "locked": true, "schema_version": 3, "solution": false}
 save(multi_head)

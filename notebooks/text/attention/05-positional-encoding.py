@@ -26,7 +26,7 @@
 # %% id="step05-setup" nbgrader={"grade": false, "grade_id": "step05-setup", "locked": true, "schema_version": 3, "solution": false}
 import math
 
-from checkpoints import check, ensure_model, save
+from checkpoints import check, demo, ensure_model, save
 
 ensure_model()
 from model import attention
@@ -80,8 +80,9 @@ def pos_encoding(n, d):
 
 
 # %% id="cell-05"
-for row in pos_encoding(4, 6):
-    print([round(v, 3) for v in row])
+with demo():
+    for row in pos_encoding(4, 6):
+        print([round(v, 3) for v in row])
 
 # %% [markdown] id="pe-picture-intro"
 # The whole pattern for 50 positions and 16 features (blue is -1, red is +1): the first columns
@@ -90,7 +91,8 @@ for row in pos_encoding(4, 6):
 # %% id="pe-picture"
 from checkpoints.pictures import show_encoding
 
-show_encoding(pos_encoding(50, 16))
+with demo():
+    show_encoding(pos_encoding(50, 16))
 
 # %% id="step05-save-pos-encoding" nbgrader={"grade": false, "grade_id": "step05-save-pos-encoding", "locked": true, "schema_version": 3, "solution": false}
 save(pos_encoding)
@@ -127,25 +129,27 @@ from checkpoints.artifacts import PERM_FILE, permutation_experiment
 show_source(permutation_experiment)
 
 # %% id="cell-11"
-without_pe, with_pe = permutation_experiment(attention, pos_encoding)
-print(f"max |f(PX) - P f(X)| without positional encoding: {without_pe:.3g}")
-print(f"max |f(PX) - P f(X)| with positional encoding:    {with_pe:.3g}")
+with demo():
+    without_pe, with_pe = permutation_experiment(attention, pos_encoding)
+    print(f"max |f(PX) - P f(X)| without positional encoding: {without_pe:.3g}")
+    print(f"max |f(PX) - P f(X)| with positional encoding:    {with_pe:.3g}")
 
 # %% [markdown] id="cell-12"
 # Write one sentence saying what the two numbers show: assign it to `conclusion` in the cell below.
 # The same cell writes `outputs/05-perm.txt` with your two numbers and your sentence.
 
 # %% id="step05-perm-conclusion" nbgrader={"grade": false, "grade_id": "step05-perm-conclusion", "locked": false, "schema_version": 3, "solution": true}
-### BEGIN SOLUTION
-conclusion = (
-    "without positional encoding attention is permutation-equivariant: shuffling the rows only "
-    "shuffles the output, so order is invisible; with pos_encoding added the output changes, "
-    "so order matters"
-)
-### END SOLUTION
-write_artifact(
-    PERM_FILE, f"without_pe: {without_pe!r}\nwith_pe: {with_pe!r}\nconclusion: {conclusion}"
-)
+with demo():
+    ### BEGIN SOLUTION
+    conclusion = (
+        "without positional encoding attention is permutation-equivariant: shuffling the rows only "
+        "shuffles the output, so order is invisible; with pos_encoding added the output changes, "
+        "so order matters"
+    )
+    ### END SOLUTION
+    write_artifact(
+        PERM_FILE, f"without_pe: {without_pe!r}\nwith_pe: {with_pe!r}\nconclusion: {conclusion}"
+    )
 
 # %% id="step05-perm-artifact" nbgrader={"grade": true, "grade_id": "step05-perm-artifact", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 from checkpoints import check_artifact

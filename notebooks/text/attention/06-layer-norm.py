@@ -27,7 +27,7 @@
 # %% id="step06-setup" nbgrader={"grade": false, "grade_id": "step06-setup", "locked": true, "schema_version": 3, "solution": false}
 import math
 
-from checkpoints import check, ensure_model, save
+from checkpoints import check, demo, ensure_model, save
 
 ensure_model()
 
@@ -71,9 +71,10 @@ def layer_norm(row, eps=1e-5):
 
 
 # %% id="cell-05"
-# (x - 5) / 2, nearly
-print([round(v, 4) for v in layer_norm([2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0])])
-print(layer_norm([3.0, 3.0, 3.0]))  # zeros, no error
+with demo():
+    # (x - 5) / 2, nearly
+    print([round(v, 4) for v in layer_norm([2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0])])
+    print(layer_norm([3.0, 3.0, 3.0]))  # zeros, no error
 
 # %% [markdown] id="layer-norm-picture-intro"
 # Before and after, each on its own scale (the label gives its largest magnitude): the shape of the
@@ -82,8 +83,9 @@ print(layer_norm([3.0, 3.0, 3.0]))  # zeros, no error
 # %% id="layer-norm-picture"
 from checkpoints.pictures import show_bars
 
-row = [2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0]
-show_bars({"row": row, "layer_norm(row)": layer_norm(row)})
+with demo():
+    row = [2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0]
+    show_bars({"row": row, "layer_norm(row)": layer_norm(row)})
 
 # %% id="step06-save-layer-norm" nbgrader={"grade": false, "grade_id": "step06-save-layer-norm", "locked": true, "schema_version": 3, "solution": false}
 save(layer_norm)

@@ -25,15 +25,16 @@
 # (A full block adds a feed-forward network after this; this course stops at attention.)
 
 # %% id="step07-setup" nbgrader={"grade": false, "grade_id": "step07-setup", "locked": true, "schema_version": 3, "solution": false}
-from checkpoints import check, ensure_model, save
+from checkpoints import check, demo, ensure_model, save
 
 ensure_model()
 from model import causal_mask, layer_norm, multi_head
 
 # %% id="cell-02"
-X = [[1.0, 2.0, 3.0, 4.0], [10.0, 0.0, 10.0, 0.0]]
-N = [layer_norm(r) for r in X]
-print("each normalised row has mean ~0:", [round(sum(r) / len(r), 9) for r in N])
+with demo():
+    X = [[1.0, 2.0, 3.0, 4.0], [10.0, 0.0, 10.0, 0.0]]
+    N = [layer_norm(r) for r in X]
+    print("each normalised row has mean ~0:", [round(sum(r) / len(r), 9) for r in N])
 
 # %% [markdown] id="block-worked-example-intro"
 # ### A worked example, stage by stage
@@ -41,12 +42,13 @@ print("each normalised row has mean ~0:", [round(sum(r) / len(r), 9) for r in N]
 # Two positions, four features, one head, no mask. Watch each stage: normalise each row, attend, add back.
 
 # %% id="block-worked-example"
-X = [[1.0, 2.0, 3.0, 4.0], [4.0, 3.0, 2.0, 1.0]]
-N = [layer_norm(r) for r in X]
-print("N = LN(X)      ", [[round(v, 3) for v in r] for r in N])
-A = multi_head(N, N, N, 1)
-print("A = attention  ", [[round(v, 3) for v in r] for r in A])
-print("X + A          ", [[round(x + a, 3) for x, a in zip(xr, ar)] for xr, ar in zip(X, A)])
+with demo():
+    X = [[1.0, 2.0, 3.0, 4.0], [4.0, 3.0, 2.0, 1.0]]
+    N = [layer_norm(r) for r in X]
+    print("N = LN(X)      ", [[round(v, 3) for v in r] for r in N])
+    A = multi_head(N, N, N, 1)
+    print("A = attention  ", [[round(v, 3) for v in r] for r in A])
+    print("X + A          ", [[round(x + a, 3) for x, a in zip(xr, ar)] for xr, ar in zip(X, A)])
 
 
 # %% [markdown] id="block-worked-example-read"
@@ -73,9 +75,10 @@ def block(X, h, mask=None):
 
 
 # %% id="cell-05"
-X = [[0.5 * (i - c) for c in range(8)] for i in range(4)]
-Y = block(X, 2, causal_mask(4))
-print(len(Y), "×", len(Y[0]))  # 4 × 8, like X
+with demo():
+    X = [[0.5 * (i - c) for c in range(8)] for i in range(4)]
+    Y = block(X, 2, causal_mask(4))
+    print(len(Y), "×", len(Y[0]))  # 4 × 8, like X
 
 # %% id="step07-save-block" nbgrader={"grade": false, "grade_id": "step07-save-block", "locked": true, "schema_version": 3, "solution": false}
 save(block)

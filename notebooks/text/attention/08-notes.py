@@ -25,7 +25,7 @@
 # or Japanese: スケーリング, 順序, 二乗), the factor 4 and your two numbers from step 2.
 
 # %% id="step08-setup" nbgrader={"grade": false, "grade_id": "step08-setup", "locked": true, "schema_version": 3, "solution": false}
-from checkpoints import check_artifact, write_artifact
+from checkpoints import check_artifact, demo, write_artifact
 from checkpoints.artifacts import NOTES_FILE, SCALE_FILE, read_artifact, read_fields
 
 measured = read_fields(read_artifact(SCALE_FILE) or "")
@@ -49,18 +49,20 @@ show_growth([4, 8, 16, 32])
 # it reads the file back.
 
 # %% id="step08-notes-solution" nbgrader={"grade": false, "grade_id": "step08-notes-solution", "locked": false, "schema_version": 3, "solution": true}
-### BEGIN SOLUTION
-notes = (
-    "# Notes on attention\n\n"
-    f"- 스케일링 (scaling): the largest weight was {scaled:.4f} with the √d_k division and "
-    f"{unscaled:.4f} without it; unscaled scores make softmax pick one key instead of averaging.\n"
-    "- 순서 (order): attention alone is permutation-equivariant, so it cannot see order; "
-    "adding a positional encoding makes the output depend on it.\n"
-    "- 제곱 (square): the score matrix has n² entries, so doubling the sequence length makes it "
-    "4× larger.\n"
-)
-### END SOLUTION
-write_artifact(NOTES_FILE, notes)
+with demo():
+    ### BEGIN SOLUTION
+    notes = (
+        "# Notes on attention\n\n"
+        f"- 스케일링 (scaling): the largest weight was {scaled:.4f} with the √d_k division and "
+        f"{unscaled:.4f} without it; unscaled scores make softmax pick one key instead of "
+        "averaging.\n"
+        "- 순서 (order): attention alone is permutation-equivariant, so it cannot see order; "
+        "adding a positional encoding makes the output depend on it.\n"
+        "- 제곱 (square): the score matrix has n² entries, so doubling the sequence length makes "
+        "it 4× larger.\n"
+    )
+    ### END SOLUTION
+    write_artifact(NOTES_FILE, notes)
 
 # %% id="step08-notes-artifact" nbgrader={"grade": true, "grade_id": "step08-notes-artifact", "locked": true, "points": 2, "schema_version": 3, "solution": false}
 check_artifact("08-notes.md")

@@ -23,7 +23,7 @@
 # %% id="xslm01-setup" nbgrader={"grade": false, "grade_id": "xslm01-setup", "locked": true, "schema_version": 3, "solution": false}
 import math
 
-from checkpoints.xslm import check, ensure_files, save
+from checkpoints.xslm import check, demo, ensure_files, save
 
 ensure_files()
 
@@ -181,21 +181,23 @@ def topological_order(root):
 # $2(ab + a)(b + 1) = 144$, the number the nudge gave:
 
 # %% id="cell-08"
-a, b = Value(2.0), Value(5.0)
-L = (a * b + a) ** 2
-L.backward()
-print(L.data, a.grad, b.grad)  # 144.0 144.0 48.0
+with demo():
+    a, b = Value(2.0), Value(5.0)
+    L = (a * b + a) ** 2
+    L.backward()
+    print(L.data, a.grad, b.grad)  # 144.0 144.0 48.0
 
 # %% [markdown] id="cell-09"
 # And a chain far deeper than Python's recursion limit (30,000 operations in a row):
 
 # %% id="cell-10"
-x = Value(1.0)
-y = x
-for _ in range(30_000):
-    y = y * 1.0001
-y.backward()
-print(f"{y.data:.4f} {x.grad:.4f}")  # both 1.0001 ** 30000, about 20.08
+with demo():
+    x = Value(1.0)
+    y = x
+    for _ in range(30_000):
+        y = y * 1.0001
+    y.backward()
+    print(f"{y.data:.4f} {x.grad:.4f}")  # both 1.0001 ** 30000, about 20.08
 
 # %% id="xslm01-save-value" nbgrader={"grade": false, "grade_id": "xslm01-save-value", "locked": true, "schema_version": 3, "solution": false}
 save(Value)

@@ -18,7 +18,7 @@
 # By the end of this notebook `engine.py` also holds `softmax(values)`, `linear(x, W)` and `norm(x)`.
 
 # %% id="xslm02-setup" nbgrader={"grade": false, "grade_id": "xslm02-setup", "locked": true, "schema_version": 3, "solution": false}
-from checkpoints.xslm import check, save
+from checkpoints.xslm import check, demo, save
 from engine import Value
 
 
@@ -47,10 +47,11 @@ def softmax(values):
 
 
 # %% id="cell-05"
-weights = softmax([Value(1000.0), Value(1001.0), Value(1002.0)])
-print([round(w.data, 4) for w in weights])  # [0.09, 0.2447, 0.6652], as in part one
-weights[2].backward()
-print(round(weights[2].grad, 1))  # 1.0: backward starts from the output it was called on
+with demo():
+    weights = softmax([Value(1000.0), Value(1001.0), Value(1002.0)])
+    print([round(w.data, 4) for w in weights])  # [0.09, 0.2447, 0.6652], as in part one
+    weights[2].backward()
+    print(round(weights[2].grad, 1))  # 1.0: backward starts from the output it was called on
 
 # %% id="xslm02-save-softmax" nbgrader={"grade": false, "grade_id": "xslm02-save-softmax", "locked": true, "schema_version": 3, "solution": false}
 save(softmax)
@@ -81,9 +82,14 @@ def linear(x, W):
 
 
 # %% id="cell-10"
-x = [Value(1.0), Value(2.0)]
-W = [[Value(1.0), Value(0.0)], [Value(0.5), Value(-1.0)], [Value(2.0), Value(3.0)]]  # 3 out × 2 in
-print([v.data for v in linear(x, W)])  # [1.0, -1.5, 8.0]
+with demo():
+    x = [Value(1.0), Value(2.0)]
+    W = [
+        [Value(1.0), Value(0.0)],
+        [Value(0.5), Value(-1.0)],
+        [Value(2.0), Value(3.0)],
+    ]  # 3 out × 2 in
+    print([v.data for v in linear(x, W)])  # [1.0, -1.5, 8.0]
 
 # %% id="xslm02-save-linear" nbgrader={"grade": false, "grade_id": "xslm02-save-linear", "locked": true, "schema_version": 3, "solution": false}
 save(linear)
@@ -117,9 +123,10 @@ def norm(x, eps=1e-5):
 
 
 # %% id="cell-15"
-out = norm([Value(1.0), Value(2.0), Value(3.0), Value(6.0)])
-print([round(v.data, 4) for v in out])  # mean 0, variance about 1
-print(round(sum(v.data for v in out), 12), round(sum(v.data**2 for v in out) / 4, 4))
+with demo():
+    out = norm([Value(1.0), Value(2.0), Value(3.0), Value(6.0)])
+    print([round(v.data, 4) for v in out])  # mean 0, variance about 1
+    print(round(sum(v.data for v in out), 12), round(sum(v.data**2 for v in out) / 4, 4))
 
 # %% id="xslm02-save-norm" nbgrader={"grade": false, "grade_id": "xslm02-save-norm", "locked": true, "schema_version": 3, "solution": false}
 save(norm)

@@ -24,8 +24,9 @@
 import math
 import random
 
-from checkpoints.xslm import check, save
+from checkpoints.xslm import check, demo, save
 from engine import Value, linear, norm, softmax
+
 
 # %% [markdown] id="cell-02"
 # ## The nine matrices
@@ -170,19 +171,21 @@ class GPT:
 # near 0, because nothing has been learned yet.
 
 # %% id="cell-07"
-model = GPT(40, 8, 12)
-print(len(model.parameters), "parameters")  # 1248
-print({name: (len(m), len(m[0])) for name, m in model.weights.items()})
-print([round(v.data, 3) for v in model.forward([3, 1, 4])[0][:6]], "...")
+with demo():
+    model = GPT(40, 8, 12)
+    print(len(model.parameters), "parameters")  # 1248
+    print({name: (len(m), len(m[0])) for name, m in model.weights.items()})
+    print([round(v.data, 3) for v in model.forward([3, 1, 4])[0][:6]], "...")
 
 # %% [markdown] id="cell-08"
 # The causal property, seen directly: the logits of positions 0 and 1 are the same whether or not a third
 # token follows.
 
 # %% id="cell-09"
-short = model.forward([3, 1])
-longer = model.forward([3, 1, 4])
-print(all(a.data == b.data for r, s in zip(short, longer) for a, b in zip(r, s)))  # True
+with demo():
+    short = model.forward([3, 1])
+    longer = model.forward([3, 1, 4])
+    print(all(a.data == b.data for r, s in zip(short, longer) for a, b in zip(r, s)))  # True
 
 # %% id="xslm03-save-gpt" nbgrader={"grade": false, "grade_id": "xslm03-save-gpt", "locked": true, "schema_version": 3, "solution": false}
 save(GPT)

@@ -27,6 +27,7 @@ import random
 from checkpoints.xslm import (
     check,
     check_artifact,
+    demo,
     save,
     show_curve,
     steps_to_train,
@@ -83,9 +84,10 @@ def loss(model, inputs, targets):
 
 
 # %% id="cell-07"
-model = GPT(len(vocab), 8, 12)
-inputs, targets = windows(ids, 12)[0]
-print(round(loss(model, inputs, targets).data, 3), "vs ln 40 =", round(math.log(40), 3))
+with demo():
+    model = GPT(len(vocab), 8, 12)
+    inputs, targets = windows(ids, 12)[0]
+    print(round(loss(model, inputs, targets).data, 3), "vs ln 40 =", round(math.log(40), 3))
 
 # %% id="xslm04-save-loss" nbgrader={"grade": false, "grade_id": "xslm04-save-loss", "locked": true, "schema_version": 3, "solution": false}
 save(loss)
@@ -149,30 +151,30 @@ hidden("learning")
 # %% id="xslm04-train-loop" nbgrader={"grade": false, "grade_id": "xslm04-train-loop", "locked": true, "schema_version": 3, "solution": false}
 import time
 
-pairs = windows(ids, 12)
-held_out = pairs[-len(pairs) // 10 :]
-train = pairs[: -len(pairs) // 10]
-rng = random.Random(0)
-model = GPT(len(vocab), 8, 12, seed=7)
-losses, start = [], time.perf_counter()
-for step in range(steps_to_train(240)):
-    inputs, targets = train[rng.randrange(len(train))]
-    losses.append(train_step(model, inputs, targets, 0.5))
-    if step % 40 == 0 or step == 239:
-        print(f"step {step:3}: loss {losses[-1]:.3f} ({time.perf_counter() - start:.0f} s)")
+with demo():
+    pairs = windows(ids, 12)
+    held_out = pairs[-len(pairs) // 10 :]
+    train = pairs[: -len(pairs) // 10]
+    rng = random.Random(0)
+    model = GPT(len(vocab), 8, 12, seed=7)
+    losses, start = [], time.perf_counter()
+    for step in range(steps_to_train(240)):
+        inputs, targets = train[rng.randrange(len(train))]
+        losses.append(train_step(model, inputs, targets, 0.5))
+        if step % 40 == 0 or step == 239:
+            print(f"step {step:3}: loss {losses[-1]:.3f} ({time.perf_counter() - start:.0f} s)")
 
+    def held_out_loss(model):
+        return sum(loss(model, i, t).data for i, t in held_out) / len(held_out)
 
-def held_out_loss(model):
-    return sum(loss(model, i, t).data for i, t in held_out) / len(held_out)
-
-
-print(f"held out: {held_out_loss(model):.3f}, ln 40 = {math.log(40):.3f}")
+    print(f"held out: {held_out_loss(model):.3f}, ln 40 = {math.log(40):.3f}")
 
 # %% [markdown] id="cell-18"
 # The curve is noisy, because every step sees one window only, but it falls.
 
 # %% id="cell-19"
-show_curve(losses)
+with demo():
+    show_curve(losses)
 
 # %% [markdown] id="cell-20"
 # ## Artifact: the loss curve and the weights
@@ -183,8 +185,9 @@ show_curve(losses)
 # and weights of the right shapes whose held-out loss is under 2.8 (guessing scores about 3.7).
 
 # %% id="xslm04-write-artifacts" nbgrader={"grade": false, "grade_id": "xslm04-write-artifacts", "locked": true, "schema_version": 3, "solution": false}
-write_artifact("xslm-loss.txt", "\n".join(f"{k} {v:.6f}" for k, v in enumerate(losses)))
-write_artifact("xslm-weights.json", json.dumps(model.state()), show=False)
+with demo():
+    write_artifact("xslm-loss.txt", "\n".join(f"{k} {v:.6f}" for k, v in enumerate(losses)))
+    write_artifact("xslm-weights.json", json.dumps(model.state()), show=False)
 
 # %% id="xslm04-loss-artifact" nbgrader={"grade": true, "grade_id": "xslm04-loss-artifact", "locked": true, "points": 2, "schema_version": 3, "solution": false}
 check_artifact("xslm-loss.txt")

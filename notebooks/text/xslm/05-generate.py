@@ -23,7 +23,7 @@
 import json
 import random
 
-from checkpoints.xslm import check, check_artifact, save, write_artifact
+from checkpoints.xslm import check, check_artifact, demo, save, write_artifact
 from checkpoints.xslm.corpus import decode, encode, read_corpus, vocabulary
 from engine import softmax
 from gpt import GPT
@@ -77,24 +77,27 @@ save(generate)
 # where a sentence ends.
 
 # %% id="xslm05-load" nbgrader={"grade": false, "grade_id": "xslm05-load", "locked": true, "schema_version": 3, "solution": false}
-vocab = vocabulary(read_corpus())
-model = GPT(len(vocab), 8, 12)
-with open("outputs/xslm-weights.json", encoding="utf-8") as f:
-    model.load(json.load(f))
+with demo():
+    vocab = vocabulary(read_corpus())
+    model = GPT(len(vocab), 8, 12)
+    with open("outputs/xslm-weights.json", encoding="utf-8") as f:
+        model.load(json.load(f))
 
 # %% id="cell-08"
-samples = []
-for prompt, T in [("the cat", 0.5), ("the dog", 0.5), ("the bird", 1.0)]:
-    ids = generate(model, encode(prompt, vocab), 12, temperature=T, seed=1)
-    samples.append(f"T={T} | {decode(ids, vocab)!r}")
-    print(samples[-1])
+with demo():
+    samples = []
+    for prompt, T in [("the cat", 0.5), ("the dog", 0.5), ("the bird", 1.0)]:
+        ids = generate(model, encode(prompt, vocab), 12, temperature=T, seed=1)
+        samples.append(f"T={T} | {decode(ids, vocab)!r}")
+        print(samples[-1])
 
 # %% [markdown] id="cell-09"
 # An untrained model with the same code, for comparison: any token after any other.
 
 # %% id="cell-10"
-fresh = GPT(len(vocab), 8, 12)
-print(repr(decode(generate(fresh, encode("the cat", vocab), 12, seed=1), vocab)))
+with demo():
+    fresh = GPT(len(vocab), 8, 12)
+    print(repr(decode(generate(fresh, encode("the cat", vocab), 12, seed=1), vocab)))
 
 # %% [markdown] id="cell-11"
 # ## Checkpoint 5 and the last artifact

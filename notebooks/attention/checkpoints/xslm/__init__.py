@@ -8,9 +8,10 @@
 Standard library only, like the rest of the checkpoints package.
 """
 
-from .. import CheckpointFailed, _conclude, grading, i18n, quiet, show, write_artifact
+from .. import CheckpointFailed, _conclude, demo, grading, i18n, quiet, show, write_artifact
 from ..artifacts import OUTPUTS
 from ..modelfile import ModelFileError
+from ..onward import going_on
 from ..pictures import show_curve
 from . import artifacts, files
 from .checks import CHECKS, USES, Local, checkpoint_report
@@ -19,6 +20,7 @@ from .files import ensure_files, load_learner
 __all__ = [
     "save",
     "check",
+    "demo",
     "hint",
     "hidden",
     "check_artifact",
@@ -82,8 +84,9 @@ def failing_prerequisite(name, engine, gpt):
 
 
 def check(name):
-    """Run one checkpoint of part two on engine.py and gpt.py; CheckpointFailed if it fails."""
-    _conclude(_report(name))
+    """Run one checkpoint of part two on engine.py and gpt.py and show what holds."""
+    with going_on():
+        _conclude(_report(name))
 
 
 HINT_LEVELS = {}
@@ -92,7 +95,8 @@ HINT_LEVELS = {}
 def hint(name):
     """The checkpoint again, with a closer hint for each failing check; again: the formula."""
     HINT_LEVELS[name] = min(HINT_LEVELS.get(name, 0) + 1, 2)
-    show(_report(name, HINT_LEVELS[name]))
+    with going_on():
+        show(_report(name, HINT_LEVELS[name]))
 
 
 def steps_to_train(steps):
@@ -121,6 +125,12 @@ def check_artifact(filename):
         raise ValueError(
             say("no_artifact", file=repr(filename), files=", ".join(artifacts.ARTIFACTS))
         )
+    with going_on():
+        _conclude(_artifact_report(filename))
+
+
+def _artifact_report(filename):
+    """The artifact's report; CheckpointFailed when gpt.py lacks what the artifact needs."""
     with quiet():
         engine, gpt = learner_files()
         for name in artifacts.ARTIFACTS[filename]:
@@ -128,7 +138,5 @@ def check_artifact(filename):
                 raise CheckpointFailed(say("not_saved_yet", name=name, file=files.GPT_FILE))
         held_out_loss, generate_text = artifacts.learner_model(engine, gpt)
         if filename == artifacts.LOSS_FILE:
-            report = artifacts.loss_report(OUTPUTS, held_out_loss)
-        else:
-            report = artifacts.samples_report(OUTPUTS, generate_text)
-    _conclude(report)
+            return artifacts.loss_report(OUTPUTS, held_out_loss)
+        return artifacts.samples_report(OUTPUTS, generate_text)
