@@ -79,13 +79,19 @@ def source(name):
         return f.read()
 
 
-def buggy(mistake):
-    """(engine, gpt) modules: the reference with the mistake's changes, gpt using that engine."""
+def buggy_texts(mistake):
+    """{"engine.py": text, "gpt.py": text}: the reference's files with the mistake's changes."""
     texts = {"engine.py": source("engine.py"), "gpt.py": source("gpt.py")}
     for name, was, now in MISTAKES[mistake]:
         if was not in texts[name]:
             raise ValueError(f"{mistake}: {was!r} is not in the reference {name}")
         texts[name] = texts[name].replace(was, now, 1)
+    return texts
+
+
+def buggy(mistake):
+    """(engine, gpt) modules: the reference with the mistake's changes, gpt using that engine."""
+    texts = buggy_texts(mistake)
     engine = types.ModuleType(f"xslm_buggy_engine_{mistake}")
     exec(compile(texts["engine.py"], f"<{mistake}: engine.py>", "exec"), engine.__dict__)
     gpt = types.ModuleType(f"xslm_buggy_gpt_{mistake}")
