@@ -95,7 +95,9 @@ def apt_get_install(names):
     quiet = {"env": env, "stdout": subprocess.DEVNULL}  # apt-get's errors still show (stderr)
     if subprocess.run(install, **quiet).returncode == 0:
         return True
-    print("apt-get could not install them; refreshing the package lists (apt-get update)")
+    print(
+        "apt-get could not install them; refreshing the package lists (apt-get update)", flush=True
+    )
     subprocess.run(["apt-get", "update", "-qq"], **quiet)
     return subprocess.run(install, **quiet).returncode == 0
 
@@ -117,8 +119,8 @@ def ensure(needs):
     installable = [p for p in lacking if not p.overridden()]
     if installable and can_install():
         names = packages(installable)
-        print(f"Installing the Debian packages this command needs: {' '.join(names)} (apt-get;")
-        print("about a minute for the sandbox's, a few minutes with chromium and postgresql)")
+        print(f"Installing the Debian packages this command needs (apt-get): {' '.join(names)}",
+              flush=True)  # fmt: skip
         apt_get_install(names)
         lacking = missing(needs)
         if not lacking:
