@@ -100,8 +100,11 @@ def test_a_notebook_runs_headless_from_the_workspace(tmp_path):
         timeout=300,
     )
     assert done.returncode == 0, done.stderr[-2000:]
-    outputs = json.dumps([c.get("outputs", []) for c in nbformat.read(path, 4).cells])
+    cells = nbformat.read(path, 4).cells
+    outputs = json.dumps([c.get("outputs", []) for c in cells])
     assert "softmax: all 8 checks hold" in outputs
+    picture = next(c for c in cells if c.get("id") == "softmax-picture")
+    assert "<svg" in json.dumps(picture.outputs)  # shown from inside its `with demo():`
     assert "def softmax" in open(os.path.join(workspace, "model.py")).read()
 
 

@@ -93,7 +93,7 @@ from checkpoints.pictures import show_bars
 
 with demo():
     scores = [1.0, 2.0, 3.0, -1.0]
-    show_bars({"scores": scores, "softmax(scores)": softmax(scores)})
+    display(show_bars({"scores": scores, "softmax(scores)": softmax(scores)}))
 
 # %% id="step01-save-softmax" nbgrader={"grade": false, "grade_id": "step01-save-softmax", "locked": true, "schema_version": 3, "solution": false}
 save(softmax)

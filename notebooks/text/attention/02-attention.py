@@ -136,7 +136,7 @@ with demo():
 from checkpoints.artifacts import scale_picture
 
 with demo():
-    scale_picture(attention)
+    display(scale_picture(attention))
 
 # %% [markdown] id="cell-13"
 # Without the division the largest weight sits next to 1.0: that row of attention has collapsed onto a

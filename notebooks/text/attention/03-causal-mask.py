@@ -85,9 +85,11 @@ from checkpoints.probes import seeded_matrix
 
 with demo():
     X = seeded_matrix(6, 8, seed=3)
-    show_attention(
-        attention(X, X, X, causal_mask(6))[1],
-        "causal attention: each query sees itself and the past",
+    display(
+        show_attention(
+            attention(X, X, X, causal_mask(6))[1],
+            "causal attention: each query sees itself and the past",
+        )
     )
 
 # %% id="step03-save-causal-mask" nbgrader={"grade": false, "grade_id": "step03-save-causal-mask", "locked": true, "schema_version": 3, "solution": false}

@@ -126,7 +126,7 @@ with demo():
     X, h = seeded_matrix(5, 8, seed=7, scale=2.0), 4
     width = len(X[0]) // h
     slices = [[row[k * width : (k + 1) * width] for row in X] for k in range(h)]
-    show_heads([attention(S, S, S)[1] for S in slices])
+    display(show_heads([attention(S, S, S)[1] for S in slices]))
 
 # %% id="step04-save-multi-head" nbgrader={"grade": false, "grade_id": "step04-save-multi-head", "locked": true, "schema_version": 3, "solution": false}
 save(multi_head)

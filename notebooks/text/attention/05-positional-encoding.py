@@ -92,7 +92,7 @@ with demo():
 from checkpoints.pictures import show_encoding
 
 with demo():
-    show_encoding(pos_encoding(50, 16))
+    display(show_encoding(pos_encoding(50, 16)))
 
 # %% id="step05-save-pos-encoding" nbgrader={"grade": false, "grade_id": "step05-save-pos-encoding", "locked": true, "schema_version": 3, "solution": false}
 save(pos_encoding)

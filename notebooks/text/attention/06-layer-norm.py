@@ -85,7 +85,7 @@ from checkpoints.pictures import show_bars
 
 with demo():
     row = [2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0]
-    show_bars({"row": row, "layer_norm(row)": layer_norm(row)})
+    display(show_bars({"row": row, "layer_norm(row)": layer_norm(row)}))
 
 # %% id="step06-save-layer-norm" nbgrader={"grade": false, "grade_id": "step06-save-layer-norm", "locked": true, "schema_version": 3, "solution": false}
 save(layer_norm)

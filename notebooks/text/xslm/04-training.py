@@ -174,7 +174,7 @@ with demo():
 
 # %% id="cell-19"
 with demo():
-    show_curve(losses)
+    display(show_curve(losses))
 
 # %% [markdown] id="cell-20"
 # ## Artifact: the loss curve and the weights
