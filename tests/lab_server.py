@@ -54,16 +54,18 @@ def serving(folder, timeout=30):
 
 
 @contextlib.contextmanager
-def running_lab(workspace, token, timeout=180, edition=None, part=None):
+def running_lab(workspace, token, timeout=180, edition=None, part=None, expose_app=False):
     """Yields (base URL, /api/status body) once `make lab` answers; stops the server afterwards.
 
     Fails with the server's last output when it exits or does not answer within `timeout` s.
+    expose_app: the page sets window.jupyterapp (JupyterLab's expose_app_in_browser), through
+    which a browser test reads what the app holds (tests/notebook_page.py).
     """
     port = free_port()
     flags = (
         f"--no-browser --ServerApp.port={port} --IdentityProvider.token={token}"
         " --ServerApp.ip=127.0.0.1"
-    )
+    ) + (" --LabApp.expose_app_in_browser=True" if expose_app else "")
     log = tempfile.TemporaryFile(mode="w+")  # a file, not a pipe: a chatty server never blocks
     lab = subprocess.Popen(
         ["make", "lab", f"WORKSPACE={workspace}", f"LAB_FLAGS={flags}"]

@@ -10,9 +10,11 @@ import re
 import time
 
 import pytest
+from playwright.sync_api import expect
 
 from grading.mistakes import BUGGY
 from grading.reference import ROOT
+from tests import notebook_page
 from tests.lab_server import running_lab
 
 pytestmark = [pytest.mark.nbgrader, pytest.mark.browser]
@@ -34,6 +36,7 @@ SOFTMAX = '''def softmax(xs):
     total = sum(exps)
     return [e / total for e in exps]
 '''
+NOTEBOOK, EXERCISE = "01-softmax.ipynb", "step01-softmax-solution"  # the exercise cell's grade id
 
 
 @pytest.fixture(scope="module")
@@ -44,7 +47,7 @@ def lab(tmp_path_factory):
     )
     token = "browsertest"
     workspace = tmp_path_factory.mktemp("browser") / "workspace"
-    with running_lab(workspace, token) as (url, _):
+    with running_lab(workspace, token, expose_app=True) as (url, _):
         yield url, token
 
 
@@ -63,11 +66,8 @@ def page(lab):
 
 
 def exercise_editor(page):
-    """The editor of the exercise cell (the one holding the code stub)."""
-    cell = page.locator(".jp-CodeCell").filter(has_text="NotImplementedError").first
-    if cell.count() == 0:
-        cell = page.locator(".jp-CodeCell").filter(has_text="def softmax(xs)").first
-    return cell.locator(".cm-content")
+    """The editor of the exercise cell (the one holding the code stub), once it is in the page."""
+    return notebook_page.cell(page, NOTEBOOK, EXERCISE).locator(".cm-content")
 
 
 def type_and_run_all(page, code):
@@ -75,6 +75,7 @@ def type_and_run_all(page, code):
     editor.click()
     page.keyboard.press("Control+A")
     page.keyboard.insert_text(code)  # no auto-indent: the text lands exactly as written
+    notebook_page.wait_for_source(page, NOTEBOOK, EXERCISE, code)
     page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
     page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
 
@@ -93,7 +94,10 @@ def test_a_correct_softmax_passes_its_checkpoint_with_a_picture(page):
     start = time.monotonic()
     type_and_run_all(page, SOFTMAX)
     page.get_by_text("softmax: all 8 checks hold").first.wait_for(timeout=120_000)
-    assert page.locator(".jp-OutputArea svg rect").count() > 0
+    notebook_page.wait_for_run(page, NOTEBOOK)
+    expect(page.locator(".jp-OutputArea svg rect").first).to_be_attached(
+        timeout=notebook_page.TIMEOUT
+    )
     assert (
         page.locator(".lm-MenuBar-itemLabel", has_text="Nbgrader").count() == 0
     )  # no instructor tools
@@ -109,6 +113,7 @@ def test_a_wrong_softmax_is_diagnosed_in_the_page(page):
     page.get_by_text("looks like: dividing by the largest exp instead of the sum").first.wait_for(
         timeout=120_000
     )
+    notebook_page.wait_for_run(page, NOTEBOOK)
     page.get_by_text("The notebook goes on").first.wait_for(timeout=60_000)  # one short line
     assert page.get_by_text("CheckpointFailed").count() == 0  # no error: Run All goes on
     assert page.get_by_text("Traceback (most recent call last)").count() == 0
