@@ -19,6 +19,7 @@ import zipfile
 
 import nbformat
 import pytest
+from playwright.sync_api import expect
 
 from checkpoints import compare, i18n
 from checkpoints.diagnose import FINGERPRINTS_FILE
@@ -26,8 +27,9 @@ from checkpoints.xslm.checks import ANSWERS_FILE
 from grading import course, editions, masters
 from grading.reference import ROOT
 from lite import build
+from tests import notebook_page
 from tests.lab_server import serving
-from tests.test_browser import CHROMIUM, CHROMIUM_FLAGS, SOFTMAX, screenshot
+from tests.test_browser import CHROMIUM, CHROMIUM_FLAGS, EXERCISE, SOFTMAX, screenshot
 
 pytestmark = pytest.mark.site
 PART_NOTEBOOKS = {part: masters.notebooks(PARTS[0]) for part, PARTS in masters.PARTS.items()}
@@ -442,11 +444,21 @@ def chromium():
         browser.close()
 
 
+def expose_app(route):
+    """The lab's jupyter-lite.json as served, with JupyterLite's own exposeAppInBrowser switched on:
+    the page then sets window.jupyterapp, through which the tests read what the app holds."""
+    served = route.fetch()
+    config = served.json()
+    config["jupyter-config-data"]["exposeAppInBrowser"] = "true"
+    route.fulfill(response=served, json=config)
+
+
 @pytest.fixture
 def browser_context(chromium):
     """A fresh browser profile (its storage is the learner's browser storage), with every request
     that would leave 127.0.0.1 refused and recorded in context.outside."""
     context = chromium.new_context(viewport={"width": 1280, "height": 1600}, accept_downloads=True)
+    context.set_default_timeout(notebook_page.TIMEOUT)  # clicks wait longer on a loaded machine
     context.outside = []
 
     def refuse(route):
@@ -454,16 +466,31 @@ def browser_context(chromium):
         route.abort()
 
     context.route(re.compile(r"^(?!http://127\.0\.0\.1[:/]).*"), refuse)
+    context.route(
+        re.compile(r"^http://127\.0\.0\.1:\d+/lab/jupyter-lite\.json(\?.*)?$"), expose_app
+    )
     yield context
     context.close()
 
 
-def exercise_cell(page):
-    """The softmax exercise cell of notebook 1 (stub or solved)."""
-    stub = page.locator(".jp-CodeCell").filter(has_text="NotImplementedError")
-    if stub.count():
-        return stub.first
-    return page.locator(".jp-CodeCell").filter(has_text="def softmax(xs)").first
+CHECKS = "step01-softmax-checks"  # the grade id of notebook 1's checkpoint cell
+
+
+def type_exercise(page, path, code, keys="Control+A"):
+    """Click into the exercise cell's editor, press keys (select all: replace; Control+End: add)
+    and type code; returns the cell's source once its model holds what was typed."""
+    before = "" if keys == "Control+A" else notebook_page.cell_source(page, path, EXERCISE)
+    notebook_page.cell(page, path, EXERCISE).locator(".cm-content").click()
+    page.keyboard.press(keys)
+    page.keyboard.insert_text(code)  # no auto-indent: the text lands exactly as written
+    return notebook_page.wait_for_source(
+        page, path, EXERCISE, before + code, any_blank_lines=keys != "Control+A"
+    )
+
+
+def outputs(page, path, grade_id):
+    """The output area of that cell of the notebook."""
+    return notebook_page.cell(page, path, grade_id).locator(".jp-OutputArea")
 
 
 def run_all(page):
@@ -478,40 +505,49 @@ def test_a_learner_works_in_the_browser_offline(served, browser_context):
     picture, progress() and hand_in() work, the zip downloads and, collected and autograded,
     earns exactly step 1's points; after a reload the notebook and model.py still hold the work;
     no request ever left the machine."""
+    notebook = "en/01-softmax.ipynb"
     page = browser_context.new_page()
     page.goto(served + "/index.html")
     start = time.monotonic()
     page.get_by_role("link", name="Step 1 · Softmax that never overflows").click()
-    page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=120_000)
-    editor = exercise_cell(page).locator(".cm-content")
-    editor.click()
-    page.keyboard.press("Control+A")
-    page.keyboard.insert_text(SOFTMAX)
+    type_exercise(page, notebook, SOFTMAX)
     run_all(page)
-    page.get_by_text("softmax: all 8 checks hold").first.wait_for(timeout=180_000)
+    expect(outputs(page, notebook, CHECKS)).to_contain_text(
+        "softmax: all 8 checks hold", timeout=180_000
+    )
     first_result = time.monotonic() - start
-    assert page.locator(".jp-OutputArea svg rect").count() > 0  # the bars picture
+    notebook_page.wait_for_run(page, notebook)
+    bars = page.locator(".jp-OutputArea svg rect")  # the bars picture
+    expect(bars.first).to_be_attached(timeout=notebook_page.TIMEOUT)
     screenshot(page, "site-01-softmax-correct.png")
     print(f"first checkpoint result {first_result:.1f} s after clicking the landing page's link")
 
     # one more cell's worth in the exercise cell: no compiled files written beside the package
     # (they would land in the browser's storage), the progress view and the hand-in zip
-    editor.click()
-    page.keyboard.press("Control+End")
-    page.keyboard.insert_text(
+    typed = type_exercise(
+        page,
+        notebook,
         "\n\nimport os\n\nfrom checkpoints import hand_in, progress\n\n"
         "print('compiled files:', os.path.isdir('checkpoints/__pycache__'))\n"
-        "progress()\nhand_in()\n"
+        "progress()\nhand_in()\n",
+        keys="Control+End",
     )
     page.keyboard.press("Shift+Enter")
-    page.get_by_text("hand-in-attention.zip: 9 files").first.wait_for(timeout=60_000)
-    outputs = exercise_cell(page).locator(".jp-OutputArea")
-    assert outputs.get_by_text("compiled files: False").count() == 1  # none in browser storage
-    softmax_row = outputs.locator("table tr", has_text="softmax")  # the progress view's table
-    assert softmax_row.locator("td", has_text=re.compile(r"^holds$")).count() == 1
-    assert outputs.get_by_text("next: start attention in 02-attention.ipynb").count() == 1
+    exercise_outputs = outputs(page, notebook, EXERCISE)
+    expect(exercise_outputs).to_contain_text(
+        "hand-in-attention.zip: 9 files", timeout=notebook_page.TIMEOUT
+    )
+    notebook_page.wait_for_run(page, notebook)
+    within = notebook_page.TIMEOUT
+    printed = exercise_outputs.get_by_text("compiled files: False")
+    expect(printed).to_have_count(1, timeout=within)  # none in browser storage
+    softmax_row = exercise_outputs.locator("table tr", has_text="softmax")  # the progress table
+    holds = softmax_row.locator("td", has_text=re.compile(r"^holds$"))
+    expect(holds).to_have_count(1, timeout=within)
+    next_step = exercise_outputs.get_by_text("next: start attention in 02-attention.ipynb")
+    expect(next_step).to_have_count(1, timeout=within)
     page.keyboard.press("Control+S")  # the learner saves; the notebook goes to browser storage
-    page.wait_for_function("!document.querySelector('.lm-TabBar-tab.jp-mod-dirty')")
+    notebook_page.wait_for_stored_source(page, notebook, EXERCISE, typed)
 
     page.locator(".jp-DirListing-item", has_text="hand-in-attention.zip").click(button="right")
     with page.expect_download() as download:
@@ -528,10 +564,10 @@ def test_a_learner_works_in_the_browser_offline(served, browser_context):
     assert step1 > 0 and score == pytest.approx(step1) and max_score == pytest.approx(39)
 
     page.reload()
-    page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=120_000)
-    assert "top = max(xs)" in exercise_cell(page).inner_text()
+    notebook_page.wait_for_notebook(page, notebook, EXERCISE)  # reopened from browser storage
+    assert "top = max(xs)" in notebook_page.cell_source(page, notebook, EXERCISE)
     page.goto(served + "/lab/index.html?path=en/model.py")
-    page.get_by_text("top = max(xs)").first.wait_for(timeout=60_000)
+    assert "top = max(xs)" in notebook_page.document_text(page, "en/model.py")
     assert browser_context.outside == [], browser_context.outside[:5]
 
 
@@ -541,14 +577,14 @@ def test_the_korean_edition_answers_in_korean(served, browser_context):
     """The Korean workspace's checkpoint speaks Korean in the browser (its edition file is read
     through the browser's file system)."""
     page = browser_context.new_page()
-    page.goto(served + "/lab/index.html?path=ko/01-softmax.ipynb")
-    page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=120_000)
-    exercise_cell(page).locator(".cm-content").click()
-    page.keyboard.press("Control+A")
-    page.keyboard.insert_text(SOFTMAX)
+    notebook = "ko/01-softmax.ipynb"
+    page.goto(served + "/lab/index.html?path=" + notebook)
+    type_exercise(page, notebook, SOFTMAX)
     run_all(page)
     with open(os.path.join(ROOT, "checkpoints", "locales", "ko.json"), encoding="utf-8") as f:
         passed = json.load(f)["report"]["all_hold"].format(count=8)
-    page.get_by_text(passed).first.wait_for(timeout=180_000)  # "검사 8개 모두 통과"
+    passed_in_korean = outputs(page, notebook, CHECKS)  # "검사 8개 모두 통과"
+    expect(passed_in_korean).to_contain_text(passed, timeout=180_000)
+    notebook_page.wait_for_run(page, notebook)
     screenshot(page, "site-01-softmax-ko.png")
     assert browser_context.outside == [], browser_context.outside[:5]
