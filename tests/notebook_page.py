@@ -102,6 +102,14 @@ STORED_BECOMES = """async (arg) => {
     return held;
 }""".replace("STORED_SOURCE", STORED_SOURCE)
 
+# Open `path` with the document manager, as a double-click in the file browser does, once the
+# saved layout is restored (a ?path= link opens its file before that, and the restored layout can
+# then leave it out).
+OPEN = """async ({path}) => {
+    await app.restored;
+    await app.commands.execute("docmanager:open", {path});
+}"""
+
 # The text of the file open on `path` in an editor, as its model holds it.
 DOCUMENT_TEXT = "({path}) => opened(path).context.model.sharedModel.getSource()"
 
@@ -208,6 +216,13 @@ def wait_for_stored_source(page, path, grade_id, expected, timeout=TIMEOUT):
     arg = {"path": path, "gradeId": grade_id, "expected": expected, "timeout": timeout}
     held = evaluate(page, STORED_BECOMES, **arg)
     assert held == expected, f"{path} as stored holds {held!r} in cell {grade_id}, not {expected!r}"
+
+
+def open_document(page, path, timeout=TIMEOUT):
+    """Open the file on path in the lab, once the app has restored its layout; wait until loaded."""
+    wait(page, "() => !!app && !!app.commands", "window.jupyterapp", timeout, path=path)
+    evaluate(page, OPEN, path=path)
+    wait_for_document(page, path, timeout)
 
 
 def document_text(page, path, timeout=TIMEOUT):

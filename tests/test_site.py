@@ -566,7 +566,7 @@ def test_a_learner_works_in_the_browser_offline(served, browser_context):
     page.reload()
     notebook_page.wait_for_notebook(page, notebook, EXERCISE)  # reopened from browser storage
     assert "top = max(xs)" in notebook_page.cell_source(page, notebook, EXERCISE)
-    page.goto(served + "/lab/index.html?path=en/model.py")
+    notebook_page.open_document(page, "en/model.py")
     assert "top = max(xs)" in notebook_page.document_text(page, "en/model.py")
     assert browser_context.outside == [], browser_context.outside[:5]
 
