@@ -4,14 +4,18 @@ Started by grading.warm_kernels as `python -c <this file's text>` inside the san
 not visible there, so it imports nothing of it). It answers one JSON line on stdout for each JSON
 line on stdin:
 
-    {"op": "spawn", "argv": ["-f", "/run/…/kernel-1.json", …], "env": {…}}  ->  {"pid": 12}
+    {"op": "spawn", "argv": ["-f", "/tmp/…/kernel.json", …], "env": {…},
+     "handed_in": "copy-…", "keep": ["/tmp/attn-warm-…", …]}              ->  {"pid": 12}
     {"op": "poll", "pid": 12}                                   ->  {"status": null | exit code}
     {"op": "signal", "pid": 12, "signal": 9}                    ->  {"sent": true | false}
 
 A spawned kernel is what `python -m ipykernel_launcher <argv>` would be, started by fork after the
 imports instead of from scratch: its own session and process group, stdin and stdout on /dev/null
 (its start-up banner is noise), the working folder's entry dropped from sys.path while ipykernel
-loads (IPython puts it back), and a freshly seeded `random`.
+loads (IPython puts it back), and a freshly seeded `random`. Before it starts, the scratch folders
+are emptied (but for the bound folders in "keep") and /submission is filled from the staged copy
+/handed-in/<handed_in>, as a kernel started from scratch finds them. (The grading server has ended
+every process of the kernel before: nothing can write there while this runs.)
 """
 
 import json
@@ -24,6 +28,8 @@ if sys.path and sys.path[0] in ("", os.getcwd()):
 
 import importlib  # noqa: E402
 import random  # noqa: E402
+import shutil  # noqa: E402
+import stat  # noqa: E402
 
 from ipykernel import kernelapp  # noqa: E402
 
@@ -39,18 +45,58 @@ SITE = os.path.dirname(os.path.dirname(kernelapp.__file__))
 LAUNCHER = os.path.join(SITE, "ipykernel_launcher.py")  # what sys.argv[0] is in a kernel
 
 
-def become_kernel(argv, env):
-    """In the forked child: detach from the forker's pipes, then run the kernel until it ends."""
-    os.setsid()
-    os.environ.update(env)
-    quiet = os.open(os.devnull, os.O_RDWR)
-    os.dup2(quiet, 0)
-    os.dup2(quiet, 1)
-    os.close(quiet)
-    random.seed()  # a fork inherits the forker's random state; a new kernel would draw its own
-    sys.argv = [LAUNCHER, *argv]
+WORKDIR, HANDED_IN = "/submission", "/handed-in"  # as grading.sandbox binds them
+SCRATCH = ("/tmp", "/var/tmp", "/dev/shm", WORKDIR)
+
+
+def wipe(keep):
+    """Empty the scratch folders, but for bound folders in keep and the folders leading to them."""
+    for folder in SCRATCH:
+        for name in os.listdir(folder):
+            path = os.path.join(folder, name)
+            if not any(k == path or k.startswith(path + "/") for k in keep):
+                try:
+                    remove(path)
+                except OSError:
+                    pass  # what stays is this submission's own; the copy below still lands
+
+
+def remove(path):
+    """Remove a file or a whole tree, even one a kernel chmodded to 000 (it is this uid's)."""
+    if not stat.S_ISDIR(os.lstat(path).st_mode):
+        os.unlink(path)
+        return
+    os.chmod(path, 0o700)
+    for name in os.listdir(path):
+        remove(os.path.join(path, name))
+    os.rmdir(path)
+
+
+def fill(handed_in):
+    """Copy the staged submission into the working folder, writable, and go there."""
+    source = os.path.join(HANDED_IN, os.path.basename(handed_in))
+    for here, _, files in os.walk(source):
+        target = os.path.join(WORKDIR, os.path.relpath(here, source))
+        os.makedirs(target, exist_ok=True)
+        for name in files:
+            shutil.copyfile(os.path.join(here, name), os.path.join(target, name))
+    os.chdir(WORKDIR)
+
+
+def become_kernel(argv, env, handed_in, keep):
+    """In the forked child: a fresh folder, detached from the forker's pipes, then the kernel."""
     code = 1
     try:
+        wipe(keep)
+        fill(handed_in)
+        os.setsid()
+        os.environ.update(env)
+        quiet = os.open(os.devnull, os.O_RDWR)
+        os.dup2(quiet, 0)
+        os.dup2(quiet, 1)
+        os.close(quiet)
+        random.seed()  # a fork inherits the forker's random state; a new kernel draws its own
+        sys.argv = [LAUNCHER, *argv]
         kernelapp.IPKernelApp.launch_instance(argv=list(argv))
         code = 0
     except SystemExit as stop:
@@ -61,11 +107,11 @@ def become_kernel(argv, env):
         os._exit(code)
 
 
-def spawn(argv, env):
+def spawn(argv, env, handed_in, keep):
     """Fork one kernel; its pid as this sandbox sees it."""
     pid = os.fork()
     if pid == 0:
-        become_kernel(argv, env)
+        become_kernel(argv, env, handed_in, keep)
     return {"pid": pid}
 
 
@@ -96,7 +142,8 @@ def answer(request):
     op = request.get("op")
     if op == "spawn":
         env = {str(k): str(v) for k, v in request.get("env", {}).items()}
-        return spawn([str(a) for a in request["argv"]], env)
+        keep = [str(k) for k in request.get("keep", [])]
+        return spawn([str(a) for a in request["argv"]], env, str(request["handed_in"]), keep)
     if op == "poll":
         return poll(int(request["pid"]))
     if op == "signal":

@@ -35,7 +35,7 @@ from checkpoints.diagnose import diagnose, probe_signatures
 from checkpoints.modelfile import STEPS, foreign_imports, read_sections, step_number
 from checkpoints.report import Check, Report
 from checkpoints.steps import CHECKS
-from grading import hidden, sandbox
+from grading import cgroups, hidden, sandbox
 from grading.isolation import UNDERLAY
 from grading.reference import reference
 
@@ -96,8 +96,9 @@ class Worker:
         self.oracles, self.budget, self.buffer, self.dead = oracles, budget, b"", None
         with open(WORKER_SOURCE, encoding="utf-8") as f:
             program = f.read()
+        self.group = cgroups.new_group(sandbox.PROCESSES)  # its end is confirmed in close()
         self.process = subprocess.Popen(
-            sandbox.wrap([sys.executable, "-I", "-S", "-c", program]),
+            sandbox.wrap([sys.executable, "-I", "-S", "-c", program], group=self.group),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
@@ -191,7 +192,8 @@ class Worker:
 
     def close(self):
         """Kill the worker's process group (all it started goes too) and close its pipes."""
-        sandbox.end(self.process)
+        sandbox.end(self.process, self.group)
+        self.group = None
 
 
 class Budget:

@@ -16,18 +16,16 @@ import json
 import os
 import re
 import shutil
-import tempfile
 
 import nbformat
 from jupyter_client.manager import AsyncKernelManager
-from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from nbgrader.preprocessors import Execute, NbGraderPreprocessor
 from traitlets import Bool
 
 from checkpoints import i18n
 from grader_config import ASSIGNMENT, SOURCE_DIR
-from grading import judge, sandbox, warm_kernels, xslm_judge
-from grading.intake import JUDGED, remove_links
+from grading import cgroups, judge, sandbox, warm_kernels, xslm_judge
+from grading.intake import JUDGED
 from grading.reference import ROOT
 
 SUBMITTED = os.path.join(ROOT, "submitted")
@@ -163,6 +161,14 @@ KERNEL_ENV = {
 }
 
 
+# `python -m ipykernel_launcher` would look for ipykernel_launcher in the working folder first: a
+# learner's file of that name would run before the kernel's socket folder is sealed.
+LAUNCH = (
+    "import runpy, sys; del sys.path[0]; "
+    "runpy.run_module('ipykernel_launcher', run_name='__main__', alter_sys=True)"
+)
+
+
 class SandboxedKernelManager(AsyncKernelManager):
     """A kernel launched inside the sandbox, talking over ipc sockets in a folder bound into it.
 
@@ -170,34 +176,44 @@ class SandboxedKernelManager(AsyncKernelManager):
     warm sandbox instead; if that sandbox fails, the kernel is started from scratch as usual.
     """
 
-    writable = None
-    runtime = None
+    runtime = None  # this kernel's socket folder (grading.sandbox.socket_folder)
+    staging = None  # the host folder of staged copies, /handed-in inside
+    handed_in = None  # the name of this notebook's staged copy in it
     forker = None
+    group = None  # a cold kernel's cgroup
     kernel_argv = None
     edition = i18n.DEFAULT
 
     def format_kernel_cmd(self, extra_arguments=None):
-        """The kernel command inside the sandbox, banner silenced, connection file handed over."""
-        cmd = super().format_kernel_cmd(extra_arguments)
-        self.kernel_argv = cmd
-        sandbox.hand_over(
-            self.connection_file
-        )  # written by now; the kernel (another uid) must read it
-        quiet = ["/bin/sh", "-c", 'exec "$@" > /dev/null', "kernel"]  # its start-up banner is noise
+        """The kernel's own command; the sandboxed one is made at launch (`cold_command`)."""
+        self.kernel_argv = super().format_kernel_cmd(extra_arguments)
+        sandbox.open_to_sandbox(self.runtime, self.connection_file)  # written by now
+        return self.kernel_argv
+
+    def cold_command(self):
+        """The kernel started from scratch in a sandbox (and a cgroup) of its own.
+
+        The working folder (the learner's files) is not searched while ipykernel loads (LAUNCH);
+        IPython puts it on sys.path for the cells, after the standard library, as always.
+        """
+        self.group = cgroups.new_group(sandbox.PROCESSES)
+        python, rest = self.kernel_argv[0], launcher_arguments(self.kernel_argv) or []
         return sandbox.wrap(
-            quiet + cmd,
-            writable=self.writable,
+            sandbox.filled([python, "-c", LAUNCH, *rest], self.handed_in),
+            handed_in=self.staging,
             extra_binds=[self.runtime],
             env={**KERNEL_ENV, "ATTENTION_EDITION": self.edition},
             memory=sandbox.KERNEL_MEMORY_BYTES,
+            group=self.group,
         )
 
     async def _async_launch_kernel(self, kernel_cmd, **kw):
         """Fork the kernel in the warm sandbox when there is one; otherwise start it."""
-        argv = launcher_arguments(self.kernel_argv)
+        argv = launcher_arguments(kernel_cmd)
         if self.forker is not None and argv is not None:
             try:
-                process = self.forker.spawn(argv, {"ATTENTION_EDITION": self.edition})
+                env = {"ATTENTION_EDITION": self.edition}
+                process = self.forker.spawn(argv, env, self.handed_in)
             except warm_kernels.ForkerGone as gone:
                 self.log.warning("%s; starting the kernel from scratch", gone)
             else:
@@ -205,7 +221,15 @@ class SandboxedKernelManager(AsyncKernelManager):
                 self.provisioner.pid, self.provisioner.pgid = process.pid, None
                 self._reconcile_connection_info(self.provisioner.connection_info)
                 return
-        await super()._async_launch_kernel(kernel_cmd, **kw)
+        await super()._async_launch_kernel(self.cold_command(), **kw)
+
+    def end_sandbox(self):
+        """End every process this kernel started and confirm it (its cgroup, or its forker's)."""
+        if self.group is not None:
+            self.group.remove()
+            self.group = None
+        if self.forker is not None:
+            self.forker.end_learners()
 
 
 def edition_of(nb):
@@ -228,7 +252,8 @@ def launcher_arguments(cmd):
 class SandboxedExecute(Execute):
     """nbgrader's Execute with the kernel in the sandbox.
 
-    A kernel that dies does not drop the submission.
+    The kernel works on a private copy of the submission; nothing it does is read back but the
+    outputs it sends. Whatever happens to the kernel, the submission is not dropped.
     """
 
     warm_kernels = Bool(
@@ -237,46 +262,50 @@ class SandboxedExecute(Execute):
     ).tag(config=True)
 
     def create_kernel_manager(self):
-        """nbgrader's kernel manager, on ipc sockets in the runtime folder the sandbox binds."""
+        """nbgrader's kernel manager, on ipc sockets in a socket folder of its own."""
         km = super().create_kernel_manager()
         km.transport = "ipc"
-        km.runtime = self._runtime
-        km.writable = self._writable
+        km.runtime = sandbox.socket_folder(self._sockets)
+        km.staging, km.handed_in = self._staging, self._handed_in
         km.forker = self._forker
         km.edition = self._edition
-        if self._forker is not None:
-            km.connection_file, km.ip = self._forker.connection_paths()
-        else:
-            km.connection_file = os.path.join(self._runtime, "kernel.json")
-            km.ip = os.path.join(self._runtime, "ipc")
+        km.connection_file = os.path.join(km.runtime, "kernel.json")
+        km.ip = os.path.join(km.runtime, "ipc")
+        self._km = km
         return km
 
-    def warm_sandbox(self):
+    async def async_start_new_kernel_client(self):
+        """Connect to the kernel; once it answers, its socket folder is sealed (sandbox.seal)."""
+        kc = await super().async_start_new_kernel_client()
+        sandbox.seal(self._km.runtime)
+        return kc
+
+    def warm_sandbox(self, submission):
         """This submission's warm sandbox, or None (warm kernels off, or it cannot start)."""
         if not self.warm_kernels:
             return None
         try:
-            return warm_kernels.forker_for(self._writable, KERNEL_ENV)
+            return warm_kernels.forker_for(submission, KERNEL_ENV)
         except (warm_kernels.ForkerGone, OSError) as gone:
             self.log.warning("%s; kernels start from scratch", gone)
             return None
 
     def preprocess(self, nb, resources, km=None):
-        """Run sandboxed; a dead or stuck kernel is noted, not fatal; links it made are deleted."""
+        """Run sandboxed on a staged copy; whatever the kernel does is noted, never fatal."""
         sandbox.require()
         self.kernel_manager_class = SandboxedKernelManager
         resources["attention_edition"] = self._edition = edition_of(nb)
-        self._writable = os.path.abspath(resources.get("metadata", {}).get("path") or ".")
-        owner = sandbox.hand_over(self._writable)
-        self._forker = self.warm_sandbox()
+        submission = os.path.abspath(resources.get("metadata", {}).get("path") or ".")
+        self._forker, self._km = self.warm_sandbox(submission), None
         if self._forker is not None:
-            self._runtime = self._forker.runtime
+            self._staging, self._sockets = self._forker.staging, self._forker.runtime
         else:
-            self._runtime = tempfile.mkdtemp(prefix="attn-kernel-")
-            sandbox.hand_over(self._runtime)
+            self._staging = sandbox.private_folder("attn-in-")
+            self._sockets = sandbox.private_folder("attn-kernel-")
+        self._handed_in = sandbox.stage(submission, self._staging)
         try:
             return super().preprocess(nb, resources, km)
-        except (DeadKernelError, CellTimeoutError, RuntimeError) as err:
+        except Exception as err:  # a dead, stuck, lying or starved kernel: outputs are display only
             add_problem(
                 resources,
                 f"{resources['nbgrader']['notebook']}: the kernel stopped while running "
@@ -285,16 +314,13 @@ class SandboxedExecute(Execute):
             )
             return nb, resources
         finally:
-            if sandbox.as_root() and not sandbox.unsafe():
-                sandbox.chown_tree(self._writable, *owner)
+            if self._km is not None:
+                self._km.end_sandbox()  # confirmed: no process of this notebook is left
             if self._forker is None:
-                shutil.rmtree(self._runtime, ignore_errors=True)
-            # A link the kernel made would make generate_feedback copy whatever it points at (say
-            # the instructor's grading/hidden.py) into the learner's feedback folder.
-            for problem in remove_links(self._writable):
-                add_problem(
-                    resources, f"{resources['nbgrader']['notebook']}: while it ran, {problem}"
-                )
+                shutil.rmtree(self._staging, ignore_errors=True)
+                shutil.rmtree(self._sockets, ignore_errors=True)
+            else:
+                shutil.rmtree(os.path.join(self._staging, self._handed_in), ignore_errors=True)
 
 
 # ── judge ──

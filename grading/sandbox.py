@@ -5,11 +5,15 @@ One command builds it (`wrap`). Inside:
   read-only; /tmp, /var/tmp and /dev/shm are private and empty. The course root, the gradebook,
   `grading/`, the reference `model.py` (and any other copy of it on the machine), other
   submissions and everyone's home folders do not exist;
-- write access to one folder at most (the kernel's own autograded folder, seen inside as
-  /tmp/submission; the judge's worker gets none), a private /tmp, no network, its own pid/ipc/uts
-  namespaces, a clean environment;
+- no host folder is writable but a kernel's own socket folder (sealed once the kernel listens,
+  see `seal`). A kernel works in /submission, a private tmpfs of SCRATCH_BYTES filled from a
+  read-only copy of the submission (/handed-in): nothing a learner process writes reaches the
+  host, and the host never reads what it wrote. /tmp, /var/tmp and /dev/shm are private tmpfs of
+  TMP_BYTES each; the judge's worker gets no /submission at all. No network, its own
+  pid/ipc/uts namespaces, a clean environment;
 - limits: address space, processes, CPU seconds, file size and open files (prlimit), and, when
-  grading runs as root, an unprivileged uid of its own (setpriv), so the process limit bites.
+  grading runs as root, an unprivileged uid of its own (setpriv), so the process limit bites, and
+  a cgroup of its own (grading.cgroups), so every process it starts is ended and the end confirmed.
 
 Where bubblewrap cannot run, grading refuses (`require`) unless the instructor sets
 ATTENTION_UNSAFE_NO_SANDBOX=1, which every judged record then states.
@@ -20,8 +24,10 @@ import functools
 import os
 import shutil
 import signal
+import stat
 import subprocess
 import sys
+import tempfile
 
 from grading import system
 
@@ -34,7 +40,10 @@ FILE_BYTES = 64 << 20  # no single file larger than 64 MiB
 OPEN_FILES = 256
 SYSTEM = ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc"]
 SCRATCH = ["/tmp", "/var/tmp", "/dev/shm"]
-WORKDIR = "/tmp/submission"  # where the writable folder appears inside: no instructor path leaks
+WORKDIR = "/submission"  # the kernel's private working folder: no instructor path leaks
+HANDED_IN = "/handed-in"  # read-only: the staged copies of the submission a kernel starts from
+SCRATCH_BYTES = 200 << 20  # the working folder's size: the submission and what the kernel writes
+TMP_BYTES = 64 << 20  # each of /tmp, /var/tmp, /dev/shm (a tmpfs is memory; unbounded it is RAM)
 SANDBOX_UIDS = range(61000, 65000)  # unprivileged uids no account uses; one per grading process
 UID_CLAIMS = "/run/attention-sandbox-uids"  # root's: sandbox uids are used only as root
 
@@ -158,29 +167,35 @@ def system_binds():
     return cmd, bound
 
 
-def bwrap(writable=None, env=None, extra_binds=()):
-    """bubblewrap arguments: only the system and Python environment, read-only; one writable folder.
+def bwrap(handed_in=None, env=None, extra_binds=()):
+    """bubblewrap arguments: only the system and Python environment, read-only; private tmpfs.
 
     Nothing else of the machine exists inside: not the course root, not /home or /root, not /work,
     /srv or /opt (unless the Python environment lives there), so no copy of the reference anywhere
-    on disk can be read. As root, bubblewrap sets up the mounts and setpriv then drops to the
-    sandbox uid on the host (a uid of our own, so the process limit counts only the sandbox). As
-    another user, bubblewrap makes a user namespace and needs no privilege at all.
+    on disk can be read. With handed_in (a folder of staged copies, see `stage`), it is bound
+    read-only at /handed-in and the working folder /submission is an empty tmpfs of
+    SCRATCH_BYTES. extra_binds are the only writable host folders (a kernel's sockets). As root,
+    bubblewrap sets up the mounts and setpriv then drops to the sandbox uid on the host (a uid of
+    our own, so the process limit counts only the sandbox). As another user, bubblewrap makes a
+    user namespace and needs no privilege at all.
     """
     cmd, bound = system_binds()
     cmd = [system.program("bwrap")] + cmd + ["--dev", "/dev", "--proc", "/proc"]
-    for folder in SCRATCH:  # private and empty, writable by anyone, as on the host (a folder bound
-        cmd += ["--perms", "1777", "--tmpfs", folder]  # under one gets its parents made 0755 below)
-    for folder in python_home():
+    for folder in SCRATCH:  # private, empty and bounded, writable by anyone, as on the host (a
+        cmd += ["--perms", "1777", "--size", str(TMP_BYTES), "--tmpfs", folder]  # folder bound
+    for folder in python_home():  # under one gets its parents made 0755 below)
         cmd += parents_to_create(folder, bound) + ["--ro-bind", folder, folder]
         bound.append(folder)
     for folder in extra_binds:
         cmd += parents_to_create(folder, bound) + ["--bind", folder, folder]
         bound.append(folder)
-    if writable:
-        cmd += ["--bind", writable, WORKDIR, "--chdir", WORKDIR]
+    if handed_in:
+        cmd += ["--ro-bind", handed_in, HANDED_IN]
+        cmd += ["--perms", "0777", "--size", str(SCRATCH_BYTES), "--tmpfs", WORKDIR]
+        cmd += ["--chdir", WORKDIR]
     else:
         cmd += ["--chdir", "/tmp"]
+    cmd += ["--remount-ro", "/"]  # bubblewrap's own root tmpfs: no unbounded place to write
     cmd += (
         ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try"]
         if as_root()
@@ -197,14 +212,61 @@ def bwrap(writable=None, env=None, extra_binds=()):
     return cmd + ["--"]
 
 
-def wrap(argv, writable=None, env=None, memory=MEMORY_BYTES, extra_binds=()):
-    """The full command that runs argv sandboxed (or, with the unsafe flag, only under limits)."""
+def wrap(argv, handed_in=None, env=None, memory=MEMORY_BYTES, extra_binds=(), group=None):
+    """The full command that runs argv sandboxed (or, with the unsafe flag, only under limits).
+
+    With a group (grading.cgroups.Group), the sandbox starts inside it: every process it ever
+    starts can be frozen, ended and counted.
+    """
     if unsafe():
         return limits(memory) + list(argv)
-    box = bwrap(writable, env, extra_binds)
+    box = bwrap(handed_in, env, extra_binds)
+    joined = group.join_command() if group is not None else []
     if as_root():
-        return box + drop_to_sandbox_uid() + limits(memory) + list(argv)
-    return limits(memory) + box + list(argv)
+        return joined + box + drop_to_sandbox_uid() + limits(memory) + list(argv)
+    return joined + limits(memory) + box + list(argv)
+
+
+def filled(argv, name, quiet=True):
+    """argv run after /submission is filled from the staged copy /handed-in/<name>.
+
+    The copy is made inside the sandbox, by the sandbox's uid (staged files are 0644, so the copies
+    are the learner's to change): the host never writes where learner code can.
+    """
+    source = f"{HANDED_IN}/{name}/."
+    fill = f'cp -R "{source}" {WORKDIR}/ && exec "$@"' + (" > /dev/null" if quiet else "")
+    return ["/bin/sh", "-c", fill, "kernel", *argv]  # a kernel's start-up banner is noise
+
+
+def stage(source, parent):
+    """Copy the regular files and folders of source into a new folder under parent; its name.
+
+    parent is the host's, never writable by a sandbox; links and special files are left out, and
+    nothing is followed (O_NOFOLLOW), so a copy can only hold what source's files hold.
+    """
+    folder = tempfile.mkdtemp(prefix="copy-", dir=parent)
+    os.chmod(folder, 0o755)
+    for here, dirs, files in os.walk(source):
+        target = os.path.join(folder, os.path.relpath(here, source))
+        os.makedirs(target, mode=0o755, exist_ok=True)
+        dirs[:] = [d for d in dirs if stat.S_ISDIR(os.lstat(os.path.join(here, d)).st_mode)]
+        for name in files:
+            copy_regular(os.path.join(here, name), os.path.join(target, name))
+    return os.path.basename(folder)
+
+
+def copy_regular(source, target):
+    """Copy one regular file, refusing links and special files (they are skipped)."""
+    try:
+        fd = os.open(source, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return  # a link (ELOOP), or gone
+    with os.fdopen(fd, "rb") as f:
+        if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+            return
+        with open(target, "xb") as out:
+            shutil.copyfileobj(f, out)
+    os.chmod(target, 0o644)
 
 
 @functools.lru_cache(maxsize=1)
@@ -245,28 +307,53 @@ def require():
         )
 
 
-def hand_over(folder):
-    """Give the sandbox uid ownership of a folder or file (the kernel writes there).
+def socket_folder(parent):
+    """A new folder under parent for one kernel's connection file and sockets; the host's, 0700.
 
-    Return the old owner.
+    parent is the host's too (0711: a sandbox can pass through it, never add or rename a name).
     """
-    st = os.stat(folder)
+    return tempfile.mkdtemp(prefix="kernel-", dir=parent)
+
+
+def open_to_sandbox(folder, connection_file):
+    """Let the sandbox uid read the connection file and bind its sockets in folder.
+
+    Called before the kernel starts, while no learner process can be alive; `seal` takes the
+    folder back once the kernel listens. (As another user the sandbox is this uid already.)
+    """
     if as_root() and not unsafe():
-        chown_tree(folder, sandbox_uid(), sandbox_uid())
-    return st.st_uid, st.st_gid
+        os.chown(connection_file, sandbox_uid(), sandbox_uid(), follow_symlinks=False)
+        os.chown(folder, sandbox_uid(), sandbox_uid(), follow_symlinks=False)
 
 
-def chown_tree(folder, uid, gid):
-    """lchown folder and everything under it to uid:gid (links themselves, never their targets)."""
-    os.lchown(folder, uid, gid)
-    for here, dirs, files in os.walk(folder):
-        for name in [here] + [os.path.join(here, n) for n in dirs + files]:
-            os.lchown(name, uid, gid)
+def seal(folder):
+    """The kernel listens: the folder is the host's again, 0711.
+
+    From now on learner code can neither add, rename nor remove a name in it, so nothing the host
+    later connects to or removes there can have been planted. Before this, only ipykernel's start
+    ran (python -P: the working folder cannot shadow a module it imports).
+    """
+    if as_root() and not unsafe():
+        os.chown(folder, os.getuid(), os.getgid(), follow_symlinks=False)
+        os.chmod(folder, 0o711, follow_symlinks=False)
 
 
-def end(process):
-    """Stop a sandboxed process tree (its process group when it leads one; bubblewrap's pid
-    namespace takes everything inside with it) and close its pipes."""
+def private_folder(prefix):
+    """A new host folder (0711) that sandboxes may pass through but never write in."""
+    folder = tempfile.mkdtemp(prefix=prefix)
+    os.chmod(folder, 0o711)
+    return folder
+
+
+def end(process, group=None):
+    """Stop a sandboxed process tree and close its pipes; with its group, confirm the end.
+
+    Its process group goes when it leads one; bubblewrap's pid namespace takes everything inside
+    with it. The group (grading.cgroups) makes that certain: every member is frozen, killed and
+    counted gone, double forks and setsid included, before this returns.
+    """
+    if group is not None:
+        group.remove()
     if process.poll() is None:
         try:
             os.killpg(process.pid, signal.SIGKILL)

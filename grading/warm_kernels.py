@@ -14,6 +14,11 @@ off by default): it is the reference the farm's results are compared with, cell 
 The forker runs learner code's parent, so everything it says is checked: a reply that is not the
 one expected, or none within REPLY_SECONDS, ends the sandbox and the notebook falls back to a
 kernel started from scratch.
+
+No learner process outlives its notebook: when a kernel ends, every process in the sandbox but
+bubblewrap's and the forker's is frozen, killed and counted gone (grading.cgroups), and the next
+kernel starts from a wiped /tmp and a fresh copy of the submission. Without cgroups (grading as
+another user than root) the whole sandbox ends with each kernel instead.
 """
 
 import atexit
@@ -24,11 +29,10 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 
-from grading import sandbox
+from grading import cgroups, sandbox
 
 FORKER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "forker.py")
 REPLY_SECONDS = 30  # a fork and its reply take milliseconds; a silent forker is broken
@@ -40,21 +44,22 @@ class ForkerGone(RuntimeError):
 
 
 class Forker:
-    """One submission's warm sandbox: the forker process and the runtime folder its kernels use."""
+    """One submission's warm sandbox: the forker, its staged copies and its kernels' sockets."""
 
-    def __init__(self, writable, env):
-        self.writable = writable
-        self.runtime = tempfile.mkdtemp(prefix="attn-warm-")
-        sandbox.hand_over(self.runtime)
+    def __init__(self, env):
+        self.staging = sandbox.private_folder("attn-in-")  # read-only inside: /handed-in
+        self.runtime = sandbox.private_folder("attn-warm-")  # one socket folder per kernel
+        self.group = cgroups.new_group(sandbox.PROCESSES)
         with open(FORKER, encoding="utf-8") as f:
             source = f.read()
         self.process = subprocess.Popen(
             sandbox.wrap(
                 [sys.executable, "-c", source],
-                writable=writable,
+                handed_in=self.staging,
                 extra_binds=[self.runtime],
                 env=env,
                 memory=sandbox.KERNEL_MEMORY_BYTES,
+                group=self.group,
             ),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
@@ -63,18 +68,10 @@ class Forker:
         self.pending = b""
         self.kernels = 0
         try:
-            self.expect(self.read_reply(), "ready")
+            self.inner_pid = self.expect(self.read_reply(), "ready")
         except ForkerGone:
-            shutil.rmtree(self.runtime, ignore_errors=True)
+            self.remove_folders()
             raise
-
-    def connection_paths(self):
-        """(connection file, ipc prefix) for the next kernel: new names, so no stale socket."""
-        self.kernels += 1
-        return (
-            os.path.join(self.runtime, f"kernel-{self.kernels}.json"),
-            os.path.join(self.runtime, f"ipc-{self.kernels}"),
-        )
 
     def read_reply(self):
         """The next line the forker writes, as JSON; ForkerGone after REPLY_SECONDS or on junk."""
@@ -117,26 +114,66 @@ class Forker:
                 self.fail("it stopped reading")
             return self.expect(self.read_reply(), key)
 
-    def spawn(self, argv, env=None):
-        """A new kernel forked with ipykernel_launcher's arguments argv and env's variables set."""
-        pid = self.ask("pid", op="spawn", argv=list(argv), env=dict(env or {}))
+    def spawn(self, argv, env, handed_in):
+        """A new kernel forked with ipykernel_launcher's arguments argv and env's variables set.
+
+        It starts in /submission filled from the staged copy /handed-in/<handed_in>.
+        """
+        keep = [self.runtime, *sandbox.python_home()]  # bound folders the wipe of /tmp skips
+        pid = self.ask(
+            "pid", op="spawn", argv=list(argv), env=dict(env), handed_in=handed_in, keep=keep
+        )
         if not isinstance(pid, int) or pid <= 1:
             self.fail("a pid that is not one")
+        self.kernels += 1
         return ForkedKernel(self, pid)
 
+    def end_learners(self):
+        """End every process the kernels started, and confirm it; the forker stays.
+
+        Kept: bubblewrap (outside and its init inside) and the forker, known by their pids in
+        the sandbox's namespace. Without a cgroup the whole sandbox ends instead.
+        """
+        if self.group is None or self.process.poll() is not None:
+            self.stop()
+            return
+        try:
+            self.group.end(keep=self.own_processes())
+        except (cgroups.GroupStuck, OSError):
+            self.stop()
+
+    def own_processes(self):
+        """Host pids of bubblewrap and the forker (the forker's pid inside is known from ready)."""
+        keep = {self.process.pid}
+        for pid in self.group.members():
+            try:
+                with open(f"/proc/{pid}/status") as f:
+                    line = next(li for li in f if li.startswith("NSpid:"))
+            except (OSError, StopIteration):
+                continue
+            if line.split()[-1] in ("1", str(self.inner_pid)):
+                keep.add(pid)
+        return keep
+
     def fail(self, why):
-        """End the sandbox and say why (the runtime folder stays: a cold kernel may use it now)."""
+        """End the sandbox and say why (the folders stay: a cold kernel may use them now)."""
         self.stop()
         raise ForkerGone(f"the warm kernel sandbox gave {why}")
 
     def stop(self):
-        """End the sandbox: every process in it."""
-        sandbox.end(self.process)
+        """End the sandbox: every process in it, confirmed by its cgroup."""
+        sandbox.end(self.process, self.group)
+        self.group = None
+
+    def remove_folders(self):
+        """Remove the staged copies and socket folders (the host's own; nothing learner-made)."""
+        shutil.rmtree(self.staging, ignore_errors=True)
+        shutil.rmtree(self.runtime, ignore_errors=True)
 
     def close(self):
-        """End the sandbox and remove the runtime folder (once the submission is graded)."""
+        """End the sandbox and remove its folders (once the submission is graded)."""
         self.stop()
-        shutil.rmtree(self.runtime, ignore_errors=True)
+        self.remove_folders()
 
 
 class ForkedKernel:
@@ -157,6 +194,8 @@ class ForkedKernel:
                 status = -signal.SIGKILL
             if status is not None and not isinstance(status, int):
                 status = -signal.SIGKILL
+            if status is not None:
+                self.forker.end_learners()  # nothing the kernel started outlives it
             self.returncode = status
         return self.returncode
 
@@ -193,18 +232,18 @@ class ForkedKernel:
         self.send_signal(signal.SIGTERM)
 
 
-_current = {}  # writable folder -> its Forker: a grading server grades one submission at a time
+_current = {}  # submission folder -> its Forker: a grading server grades one submission at a time
 
 
-def forker_for(writable, env):
-    """The warm sandbox for this folder, started on first use; any other one is ended first."""
-    if writable not in _current:
+def forker_for(submission, env):
+    """The warm sandbox for this submission, started on first use; any other one is ended first."""
+    if submission not in _current:
         close()
-        _current[writable] = Forker(writable, env)
-    forker = _current[writable]
+        _current[submission] = Forker(env)
+    forker = _current[submission]
     if forker.process.poll() is not None:
         forker.close()
-        _current[writable] = forker = Forker(writable, env)
+        _current[submission] = forker = Forker(env)
     return forker
 
 

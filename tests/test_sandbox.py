@@ -1,5 +1,6 @@
 """The sandbox learner code runs in:
-nothing of the course visible, nothing writable, no network, limits.
+nothing of the course visible, nothing of the host writable, no network, limits, and every
+process it starts ended and counted gone.
 """
 
 import os
@@ -7,19 +8,25 @@ import socket
 import subprocess
 import sys
 import textwrap
+import time
 
 import pytest
 
-from grading import sandbox
+from grading import cgroups, sandbox
 from grading.reference import ROOT
 
 pytestmark = pytest.mark.skipif(sandbox.unsafe(), reason="graded without the sandbox on purpose")
 
 
-def run_inside(code, writable=None, timeout=60):
-    """Run Python code in the sandbox; (exit code, stdout)."""
+def run_inside(code, handed_in=None, timeout=60):
+    """Run Python code in the sandbox (given a folder of staged copies, in /submission, filled
+    from the one copy there, as a kernel is); (exit code, stdout)."""
+    argv = [sys.executable, "-I", "-S", "-c", textwrap.dedent(code)]
+    if handed_in:
+        argv = [*sandbox.filled(argv, os.listdir(handed_in)[0])[: -len(argv)], *argv]
+        argv[2] = argv[2].replace(" > /dev/null", "")  # this probe's prints are what is read
     done = subprocess.run(
-        sandbox.wrap([sys.executable, "-I", "-S", "-c", textwrap.dedent(code)], writable=writable),
+        sandbox.wrap(argv, handed_in=handed_in),
         capture_output=True,
         text=True,
         timeout=timeout,
@@ -73,29 +80,160 @@ def test_course_root_home_and_tmp_are_hidden(tmp_path):
     } | {p.split("/")[1] for p in sandbox.python_home()}
 
 
-def test_nothing_is_writable_but_the_given_folder(tmp_path):
-    """Writes outside the one writable folder fail; writes inside it land on the host."""
-    target = tmp_path / "mine"
-    target.mkdir()
-    sandbox.hand_over(str(target))
+def staged(tmp_path):
+    """A submission folder staged as grading stages it; the host folder of copies."""
+    submission = tmp_path / "submission"
+    (submission / "outputs").mkdir(parents=True)
+    (submission / "model.py").write_text("ANSWER = 42\n")
+    os.symlink("/etc/passwd", submission / "outputs" / "link")  # a link is never staged
+    copies = sandbox.private_folder("attn-test-")
+    sandbox.stage(str(submission), copies)
+    return submission, copies
+
+
+def test_no_host_folder_is_writable_and_the_working_folder_is_private(tmp_path):
+    """The kernel's folder is a private copy: writes land there, never on the host; the staged
+    copy is read-only; the course, the folder beside it and / refuse every write."""
+    submission, copies = staged(tmp_path)
     code, out = run_inside(
         f"""
+        import os
         results = []
         for path in [{os.path.join(ROOT, "HOSTILE-sandbox-canary")!r},
-                     {str(tmp_path / "HOSTILE-next-to")!r},
-                     '/etc/HOSTILE-sandbox-canary', 'inside.txt']:
+                     {str(tmp_path / "HOSTILE-next-to")!r}, '/HOSTILE-root',
+                     '/etc/HOSTILE-sandbox-canary', '/handed-in/HOSTILE-copy', 'inside.txt']:
             try:
                 open(path, 'w').write('x')
                 results.append(True)
             except OSError:
                 results.append(False)
-        print(results)
+        print(results, os.getcwd(), open('model.py').read().strip(), os.listdir('outputs'))
     """,
-        writable=str(target),
+        handed_in=copies,
     )
-    assert code == 0 and eval(out) == [False, False, False, True]  # inside.txt: the working folder
-    assert (target / "inside.txt").exists()
+    assert code == 0, out
+    assert out == "[False, False, False, False, False, True] /submission ANSWER = 42 []"
+    assert not os.path.exists(submission / "inside.txt")
+    assert sorted(os.listdir(submission)) == ["model.py", "outputs"]  # untouched
     assert not os.path.exists(os.path.join(ROOT, "HOSTILE-sandbox-canary"))
+
+
+def test_the_private_folders_are_bounded(tmp_path):
+    """/submission holds SCRATCH_BYTES at most and /tmp TMP_BYTES: a disk filler fills memory it
+    was given, not the host's disk."""
+    _, copies = staged(tmp_path)
+    code, out = run_inside(
+        """
+        import os
+        written = {}
+        for place in ('/submission', '/tmp', '/dev/shm'):
+            written[place] = 0
+            try:
+                for k in range(64):
+                    with open(os.path.join(place, f'fill-{k}'), 'wb') as f:
+                        for _ in range(32):
+                            f.write(bytes(1 << 20))
+                            written[place] += 1
+            except OSError:
+                pass
+        print(written)
+    """,
+        handed_in=copies,
+        timeout=120,
+    )
+    written = eval(out)
+    assert written["/submission"] <= sandbox.SCRATCH_BYTES >> 20
+    assert (
+        written["/tmp"] <= sandbox.TMP_BYTES >> 20
+        and written["/dev/shm"] <= sandbox.TMP_BYTES >> 20
+    )
+
+
+def test_staging_copies_only_regular_files(tmp_path):
+    """A link in the submission (to anything) is left out of the copy, and never followed."""
+    submission, copies = staged(tmp_path)
+    (name,) = os.listdir(copies)
+    copy = os.path.join(copies, name)
+    assert sorted(os.listdir(copy)) == ["model.py", "outputs"]
+    assert os.listdir(os.path.join(copy, "outputs")) == []
+
+
+def alive(pid):
+    """Whether a process runs (a zombie has ended; only its parent has not read its status)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+DETACHED = """
+import os, signal, sys, time
+if os.fork() != 0:
+    while True:
+        time.sleep(0.1)  # the sandbox's first process stays, as a warm forker does
+for _ in range(2):
+    if os.fork() != 0:
+        os._exit(0)  # the parent goes: the grandchild is orphaned, in a session of its own
+    os.setsid()
+signal.signal(signal.SIGTERM, signal.SIG_IGN)
+signal.signal(signal.SIGHUP, signal.SIG_IGN)
+while True:
+    time.sleep(0.1)
+"""
+
+
+@pytest.mark.skipif(not cgroups.Group.available(), reason="cgroups need root and cgroup v1")
+def test_a_detached_process_is_ended_and_the_end_confirmed():
+    """A double fork with setsid, ignoring SIGTERM and SIGHUP, survives its sandbox's first
+    process; ending the sandbox with its cgroup ends it too, and the group is empty."""
+    group = cgroups.new_group(sandbox.PROCESSES)
+    process = subprocess.Popen(
+        sandbox.wrap([sys.executable, "-I", "-S", "-c", DETACHED], group=group),
+        start_new_session=True,
+    )
+    deadline = time.monotonic() + 30
+    while len(group.members()) < 4 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    members = group.members()
+    assert len(members) >= 4  # bubblewrap outside and in, the first process, the grandchild
+    sandbox.end(process, group)
+    assert [pid for pid in members if alive(pid)] == []
+    assert not any(os.path.exists(folder) for folder in group.folders)
+
+
+@pytest.mark.skipif(not cgroups.Group.available(), reason="cgroups need root and cgroup v1")
+def test_a_group_caps_its_processes():
+    """pids.max: a fork loop inside one sandbox stops at the group's cap."""
+    group = cgroups.new_group(8)
+    done = subprocess.run(
+        sandbox.wrap(
+            [
+                sys.executable,
+                "-I",
+                "-S",
+                "-c",
+                textwrap.dedent("""
+                import os, time
+                started = 0
+                try:
+                    for _ in range(50):
+                        if os.fork() == 0:
+                            time.sleep(5); os._exit(0)
+                        started += 1
+                except OSError:
+                    pass
+                print(started)
+            """),
+            ],
+            group=group,
+        ),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    group.remove()
+    assert int(done.stdout.split()[-1]) < 8
 
 
 def test_no_network():

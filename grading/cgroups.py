@@ -1,0 +1,105 @@
+"""A cgroup per sandbox: its processes are capped, frozen, ended and counted, none escapes.
+
+A learner process can double-fork, call setsid and ignore signals; its process group, session
+and parent then say nothing about it. A cgroup does: every process a sandbox ever starts is in
+its sandbox's group (cgroup v1 `freezer` and `pids`, as root). Ending the group freezes it
+(frozen processes cannot fork), kills every member but the ones kept, thaws it, and waits until
+the group's list of processes holds only those. That list being so is the confirmation.
+
+Where cgroups cannot be used (not root, or no v1 freezer), `Group.available()` is False and a
+sandbox is ended by its pid namespace alone (bubblewrap's --die-with-parent); README says so.
+"""
+
+import os
+import signal
+import time
+import uuid
+
+ROOTS = ("/sys/fs/cgroup/freezer", "/sys/fs/cgroup/pids")
+PARENT = "attention-grading"  # every group of this course, under each root
+SECONDS = 10  # a freeze or an end takes milliseconds; this long means the machine is broken
+
+
+class GroupStuck(RuntimeError):
+    """A group's processes could not be frozen or ended in SECONDS."""
+
+
+class Group:
+    """One sandbox's cgroup, in the freezer and pids hierarchies."""
+
+    def __init__(self, processes):
+        self.name = f"{os.getpid()}-{uuid.uuid4().hex[:12]}"
+        self.folders = [os.path.join(root, PARENT, self.name) for root in ROOTS]
+        for folder in self.folders:
+            os.makedirs(folder, mode=0o755)
+        self.write("pids", "pids.max", str(processes))
+
+    @staticmethod
+    def available():
+        """Whether this process can make groups here (root, cgroup v1 freezer and pids)."""
+        return os.geteuid() == 0 and all(os.access(root, os.W_OK) for root in ROOTS)
+
+    def path(self, controller, name):
+        """The file `name` of this group in one controller's hierarchy."""
+        return os.path.join(next(f for f in self.folders if f"/{controller}/" in f), name)
+
+    def write(self, controller, name, value):
+        """Write one of the group's control files."""
+        with open(self.path(controller, name), "w") as f:
+            f.write(value)
+
+    def read(self, controller, name):
+        """Read one of the group's control files."""
+        with open(self.path(controller, name)) as f:
+            return f.read()
+
+    def join_command(self):
+        """A prefix that puts the command it runs into this group first (then execs it)."""
+        procs = [os.path.join(folder, "cgroup.procs") for folder in self.folders]
+        script = 'echo $$ > "$1" && echo $$ > "$2" && shift 2 && exec "$@"'
+        return ["/bin/sh", "-c", script, "join", *procs]
+
+    def members(self):
+        """The host pids in the group now (a process leaves it when it exits)."""
+        return {int(p) for p in self.read("freezer", "cgroup.procs").split()}
+
+    def set_state(self, state):
+        """FROZEN or THAWED, and wait until the kernel says it is so."""
+        self.write("freezer", "freezer.state", state)
+        deadline = time.monotonic() + SECONDS
+        while self.read("freezer", "freezer.state").strip() != state:
+            if time.monotonic() > deadline:
+                raise GroupStuck(f"the sandbox's processes could not be {state.lower()}")
+            self.write("freezer", "freezer.state", state)
+            time.sleep(0.005)
+
+    def end(self, keep=()):
+        """Kill every member not in keep (host pids) and confirm that only keep is left."""
+        self.set_state("FROZEN")
+        try:
+            for pid in self.members() - set(keep):
+                try:
+                    os.kill(pid, signal.SIGKILL)  # frozen: it dies as it thaws, before any fork
+                except ProcessLookupError:
+                    pass
+        finally:
+            self.set_state("THAWED")
+        deadline = time.monotonic() + SECONDS
+        while self.members() - set(keep):
+            if time.monotonic() > deadline:
+                raise GroupStuck("a sandbox's processes did not end")
+            time.sleep(0.005)
+
+    def remove(self):
+        """End every member and remove the group."""
+        self.end()
+        for folder in self.folders:
+            try:
+                os.rmdir(folder)
+            except OSError:
+                pass  # a group still busy is left for the next run's sweep
+
+
+def new_group(processes):
+    """A Group when cgroups can be used here, else None."""
+    return Group(processes) if Group.available() else None
