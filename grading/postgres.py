@@ -82,8 +82,8 @@ def password(folder=FOLDER):
 def run(command, server=True, **kwargs):
     """Run a PostgreSQL program, a server one as the server's user; its output is returned, a
     failure raised."""
-    command = as_server_user(command) if server else command
-    done = subprocess.run(command, capture_output=True, text=True, **kwargs)
+    argv = as_server_user(command) if server else command
+    done = subprocess.run(argv, capture_output=True, text=True, **kwargs)
     if done.returncode != 0:
         raise RuntimeError(f"{os.path.basename(command[0])} failed: {done.stderr.strip()[-500:]}")
     return done.stdout
