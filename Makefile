@@ -111,7 +111,8 @@ collect: $(BIN)/.installed
 	$(BIN)/python -m grading.collect --part $(PART) $(if $(filter 1,$(FORCE)),--force)
 
 ## make postgres: a local PostgreSQL server for the gradebook (Debian's postgresql package), in
-## .postgres/; it prints the DB_URL to pass: make release autograde DB_URL=...; make postgres-stop
+## .postgres/, password required (kept in .postgres/pgpass, 0600); it prints the DB_URL to pass
+## (it names that file, not the password): make release autograde DB_URL="..."; make postgres-stop
 postgres: system-postgres $(BIN)/.installed
 	$(BIN)/python -m grading.postgres start
 
