@@ -271,3 +271,17 @@ def softmax(xs):
     assert SOFTMAX_CELLS <= failed(verdicts)
     assert "not a result" in verdicts["step01-softmax-checks"].text
     assert "step06-layer-norm-hidden" not in failed(verdicts)
+
+
+def test_hidden_cases_of_multi_head_and_block_include_non_causal_masks():
+    """Besides the causal mask and none, multi_head and block meet seeded random masks in which
+    some query sees a later key; every row keeps a visible key."""
+    from grading import hidden
+
+    for checkpoint in ("multi_head", "block"):
+        masks = [kw["mask"] for _, _, _, kw, _ in hidden.answered_cases(checkpoint) if kw]
+        patchy = [m for m in masks if m != hidden.causal(len(m))]
+        assert len(patchy) >= 8, checkpoint
+        for m in patchy:
+            assert all(any(row) for row in m) and not all(map(all, m))
+            assert any(m[i][j] for i in range(len(m)) for j in range(i + 1, len(m)))
