@@ -285,3 +285,23 @@ def test_hidden_cases_of_multi_head_and_block_include_non_causal_masks():
         for m in patchy:
             assert all(any(row) for row in m) and not all(map(all, m))
             assert any(m[i][j] for i in range(len(m)) for j in range(i + 1, len(m)))
+
+
+@pytest.mark.parametrize(
+    "name, cell",
+    [
+        ("multi_head.ignores_given_mask", "step04-multi-head-hidden"),
+        ("block.ignores_given_mask", "step07-block-hidden"),
+    ],
+)
+def test_a_mask_swapped_for_the_causal_one_fails_the_hidden_cell(tmp_path, name, cell):
+    """Code that uses causal_mask(n) whenever it is given a mask (right with a causal mask or none)
+    fails the hidden cell on the non-causal masks, and nothing else of the course."""
+    function, code = BUGGY[name]
+    verdicts, _ = judge.judge_folder(
+        submission(tmp_path, replace_function(reference_source(), function, code))
+    )
+    visible = cell.replace("-hidden", "-checks")
+    assert failed(verdicts) == {cell, visible}
+    assert "mask case" in verdicts[cell].text
+    assert verdicts[cell].record["diagnosis"][0] == name
