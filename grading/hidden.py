@@ -1,6 +1,8 @@
 """The hidden checks: each learner function against the reference at 1e-6 on seeded inputs.
 
-Random sizes and magnitudes, masks and edge cases, drawn from SEED.
+Random sizes and magnitudes, masks and edge cases, drawn from SEED. multi_head and block also
+meet random non-causal masks (some query sees a later key), so code that swaps the mask it is
+given for the causal one fails them.
 
 Only the judge (grading/judge.py) runs them, in its own process, on a RemoteModel whose calls go
 to the sandboxed worker; the hidden cells of the notebooks are placeholders. Feedback shows no
@@ -37,6 +39,17 @@ def random_mask(rng, n_q, n_k):
         row[rng.randrange(n_k)] = True
         rows.append(row)
     return rows
+
+
+def non_causal_mask(rng, n):
+    """A random n × n mask, like random_mask, in which some query sees a later key.
+
+    So it is neither the causal mask (nor inside it) and not all visible (which is no mask).
+    """
+    while True:
+        mask = random_mask(rng, n, n)
+        if any(mask[i][j] for i in range(n) for j in range(i + 1, n)) and not all(map(all, mask)):
+            return mask
 
 
 def causal(n):
@@ -99,7 +112,30 @@ def cases(checkpoint, count=16):
                     {"mask": mask} if mask else {},
                 )
             )
-    return out + EDGES.get(checkpoint, [])
+    return out + non_causal_cases(checkpoint) + EDGES.get(checkpoint, [])
+
+
+def non_causal_cases(checkpoint, count=8):
+    """multi_head's and block's cases with a random non-causal mask, on their own seeded stream.
+
+    (label, function, args, kwargs) as in cases(); [] for the other checkpoints. A stream of their
+    own leaves every earlier case exactly as it was.
+    """
+    if checkpoint not in ("multi_head", "block"):
+        return []
+    rng = random.Random(f"{SEED}:{checkpoint}:non-causal")
+    out = []
+    for k in range(count):
+        n, d = rng.randint(4, 8), rng.choice([8, 16, 32, 64])
+        h = rng.choice([h for h in (1, 2, 4, 8) if d % h == 0])
+        scale = 30.0 if k % 4 == 3 else 1.0  # every fourth case: large magnitudes
+        mask = non_causal_mask(rng, n)
+        if checkpoint == "multi_head":
+            args = [matrix(rng, n, d, scale), matrix(rng, n, d, scale), matrix(rng, n, d), h]
+        else:
+            args = [matrix(rng, n, d, 3.0 * scale), h]
+        out.append(("mask", checkpoint, args, {"mask": mask}))
+    return out
 
 
 EDGES = {

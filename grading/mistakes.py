@@ -445,6 +445,22 @@ def multi_head(Q, K, V, h, mask=None):
     return [row * h for row in mean]
 """,
     ),
+    "multi_head.ignores_given_mask": (
+        "multi_head",
+        """
+def multi_head(Q, K, V, h, mask=None):
+    d = len(Q[0])
+    if d % h:
+        raise ValueError("d must be divisible by h")
+    if mask is not None:
+        mask = [[i >= j for j in range(len(K))] for i in range(len(Q))]
+    w = d // h
+    heads = [attention([r[k:k + w] for r in Q], [r[k:k + w] for r in K],
+                       [r[k:k + w] for r in V], mask)[0]
+             for k in range(0, d, w)]
+    return [[x for head in heads for x in head[i]] for i in range(len(Q))]
+""",
+    ),
     "layer_norm.divide_by_variance": (
         "layer_norm",
         """
@@ -477,6 +493,15 @@ def block(X, h, mask=None):
 def block(X, h, mask=None):
     N = [layer_norm(row) for row in X]
     A = multi_head(N, N, N, 1, mask)
+    return [[x + a for x, a in zip(xr, ar)] for xr, ar in zip(X, A)]
+""",
+    ),
+    "block.ignores_given_mask": (
+        "block",
+        """
+def block(X, h, mask=None):
+    N = [layer_norm(row) for row in X]
+    A = multi_head(N, N, N, h, None if mask is None else causal_mask(len(X)))
     return [[x + a for x, a in zip(xr, ar)] for xr, ar in zip(X, A)]
 """,
     ),
@@ -1132,6 +1157,27 @@ def multi_head(Q, K, V, h, mask=None):
 """,
         )
     ],
+    "multi_head.ignores_given_mask": [
+        (
+            "multi_head",
+            """
+def multi_head(Q, K, V, h, mask=None):
+    d = len(Q[0])
+    if d % h != 0:
+        raise ValueError(f"d = {d} is not divisible by h = {h}")
+    if mask:
+        mask = causal_mask(len(Q))  # the mask of a decoder
+    w = d // h
+    out = [[] for _ in Q]
+    for k in range(h):
+        head = attention([r[k * w:(k + 1) * w] for r in Q], [r[k * w:(k + 1) * w] for r in K],
+                         [r[k * w:(k + 1) * w] for r in V], mask)[0]
+        for i, row in enumerate(head):
+            out[i] = out[i] + row
+    return out
+""",
+        )
+    ],
     "layer_norm.divide_by_variance": [
         (
             "layer_norm",
@@ -1177,6 +1223,22 @@ def block(X, h, mask=None):
     N = [layer_norm(row) for row in X]
     A = attention(N, N, N, mask)[0]
     return [[x + a for x, a in zip(xr, ar)] for xr, ar in zip(X, A)]
+""",
+        )
+    ],
+    "block.ignores_given_mask": [
+        (
+            "block",
+            """
+def block(X, h, mask=None):
+    n = len(X)
+    if mask is not None:
+        mask = [[j <= i for j in range(n)] for i in range(n)]
+    out = []
+    normed = [layer_norm(row) for row in X]
+    for xr, ar in zip(X, multi_head(normed, normed, normed, h, mask)):
+        out.append([x + a for x, a in zip(xr, ar)])
+    return out
 """,
         )
     ],

@@ -16,6 +16,9 @@ from grading.reference import ROOT, reference_source
 
 WRONG_SOFTMAX = replace_function(reference_source(), "softmax", BUGGY["softmax.divide_by_max"][1])
 SOFTMAX_CELLS = {"step01-softmax-checks", "step01-softmax-hidden"}
+# The artifacts whose numbers come from softmax (through attention): made with the reference's
+# outputs/, they no longer match a submission whose softmax is wrong or gone.
+SOFTMAX_ARTIFACTS = {"step02-scale-artifact", "step05-perm-artifact", "step08-notes-artifact"}
 
 
 def submission(tmp_path, model, outputs=True):
@@ -59,7 +62,7 @@ def test_wrong_softmax_loses_only_softmax(tmp_path):
     """
     verdicts, _ = judge.judge_folder(submission(tmp_path, WRONG_SOFTMAX))
     # the artifacts were made with the reference, so with this softmax their numbers no longer match
-    assert failed(verdicts) == SOFTMAX_CELLS | {"step02-scale-artifact", "step05-perm-artifact"}
+    assert failed(verdicts) == SOFTMAX_CELLS | SOFTMAX_ARTIFACTS
     assert "dividing by the largest exp" in verdicts["step01-softmax-hidden"].text
 
 
@@ -131,11 +134,8 @@ def test_forbidden_imports_in_any_spelling_cost_only_their_section(tmp_path):
     model = model.replace("    top = max(xs)", "    __import__('os')\n    top = max(xs)")
     model = model.replace("def layer_norm(", "from os import path\n\n\ndef layer_norm(")
     verdicts, problems = judge.judge_folder(submission(tmp_path, model))
-    artifacts = {
-        "step02-scale-artifact",
-        "step05-perm-artifact",
-    }  # made with softmax, which is gone
-    assert failed(verdicts) == SOFTMAX_CELLS | artifacts | {
+    # the artifacts are made with softmax, which is gone
+    assert failed(verdicts) == SOFTMAX_CELLS | SOFTMAX_ARTIFACTS | {
         "step06-layer-norm-checks",
         "step06-layer-norm-hidden",
     }
@@ -207,7 +207,7 @@ def test_unsafe_grading_still_uses_the_json_boundary_and_says_so(tmp_path, monke
 
     monkeypatch.setenv(sandbox.UNSAFE_FLAG, "1")
     verdicts, problems = judge.judge_folder(submission(tmp_path, WRONG_SOFTMAX))
-    assert failed(verdicts) == SOFTMAX_CELLS | {"step02-scale-artifact", "step05-perm-artifact"}
+    assert failed(verdicts) == SOFTMAX_CELLS | SOFTMAX_ARTIFACTS
     assert any("WITHOUT the sandbox" in p for p in problems)
 
 
@@ -271,3 +271,91 @@ def softmax(xs):
     assert SOFTMAX_CELLS <= failed(verdicts)
     assert "not a result" in verdicts["step01-softmax-checks"].text
     assert "step06-layer-norm-hidden" not in failed(verdicts)
+
+
+def test_hidden_cases_of_multi_head_and_block_include_non_causal_masks():
+    """Besides the causal mask and none, multi_head and block meet seeded random masks in which
+    some query sees a later key; every row keeps a visible key."""
+    from grading import hidden
+
+    for checkpoint in ("multi_head", "block"):
+        masks = [kw["mask"] for _, _, _, kw, _ in hidden.answered_cases(checkpoint) if kw]
+        patchy = [m for m in masks if m != hidden.causal(len(m))]
+        assert len(patchy) >= 8, checkpoint
+        for m in patchy:
+            assert all(any(row) for row in m) and not all(map(all, m))
+            assert any(m[i][j] for i in range(len(m)) for j in range(i + 1, len(m)))
+
+
+@pytest.mark.parametrize(
+    "name, cell",
+    [
+        ("multi_head.ignores_given_mask", "step04-multi-head-hidden"),
+        ("block.ignores_given_mask", "step07-block-hidden"),
+    ],
+)
+def test_a_mask_swapped_for_the_causal_one_fails_the_hidden_cell(tmp_path, name, cell):
+    """Code that uses causal_mask(n) whenever it is given a mask (right with a causal mask or none)
+    fails the hidden cell on the non-causal masks, and nothing else of the course."""
+    function, code = BUGGY[name]
+    verdicts, _ = judge.judge_folder(
+        submission(tmp_path, replace_function(reference_source(), function, code))
+    )
+    visible = cell.replace("-hidden", "-checks")
+    assert failed(verdicts) == {cell, visible}
+    assert "mask case" in verdicts[cell].text
+    assert verdicts[cell].record["diagnosis"][0] == name
+
+
+NOTES_CELL = "step08-notes-artifact"
+
+
+def keyword_notes():
+    """Notes of bare keywords and step 2's two numbers as the reference's attention gives them."""
+    from checkpoints.artifacts import scale_experiment
+    from grading.reference import reference
+
+    scaled, unscaled = scale_experiment(reference().attention)
+    return f"scaling / order\nsquare 4x\n{scaled:.4f} {unscaled:.4f}\n"
+
+
+def with_copied_outputs(tmp_path, model):
+    """A submission of model and the reference's outputs/, its notes replaced by keyword_notes."""
+    folder = submission(tmp_path, model)
+    (tmp_path / "outputs" / "08-notes.md").write_text(keyword_notes())
+    return folder
+
+
+def test_keyword_notes_earn_the_notes_points_with_the_honest_reference(tmp_path):
+    """The keyword notes meet every check of the notes cell when the functions behind them are the
+    learner's own: the reference, with its own outputs, keeps full marks."""
+    verdicts, problems = judge.judge_folder(with_copied_outputs(tmp_path, reference_source()))
+    assert failed(verdicts) == set() and problems == []
+
+
+@pytest.mark.parametrize(
+    "model",
+    [
+        "header only",  # nothing saved: the stub model.py a workspace starts with
+        "attention raises",  # the function is there but not written
+        "attention.no_scaling",  # written, wrong: its experiment gives other numbers
+    ],
+)
+def test_copied_numbers_earn_no_notes_points_without_the_functions(tmp_path, model):
+    """The reference's outputs/ and keyword notes quoting its numbers earn 0 for the notes cell
+    when the learner's own attention does not give those numbers."""
+    from checkpoints.modelfile import header
+
+    source = {
+        "header only": header(),
+        "attention raises": replace_function(
+            reference_source(),
+            "attention",
+            "def attention(Q, K, V, mask=None):\n    raise NotImplementedError\n",
+        ),
+        "attention.no_scaling": replace_function(
+            reference_source(), "attention", BUGGY["attention.no_scaling"][1]
+        ),
+    }[model]
+    verdicts, _ = judge.judge_folder(with_copied_outputs(tmp_path, source), [NOTES_CELL])
+    assert not verdicts[NOTES_CELL].passed, verdicts[NOTES_CELL].text

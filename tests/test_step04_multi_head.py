@@ -14,6 +14,7 @@ from helpers import (
     heads_and_width,
     integer_matrix,
     matrix,
+    random_mask,
     rng,
     shape,
 )
@@ -47,6 +48,22 @@ def test_matches_independent(seed):
     got = model.multi_head(Q, K, V, h, mask=mask)
     assert shape(got) == shape(Q)
     assert_close(got, independent.multi_head(Q, K, V, h, mask=mask))
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_matches_independent_with_a_non_causal_mask(seed):
+    """With a random mask in which queries see later keys, multi_head agrees with the independent
+    one to 1e-12, and differs from what the causal mask would give (so the mask given is used)."""
+    r = rng("multi_head.patchy", seed)
+    n = r.randint(2, 8)
+    h, d = heads_and_width(r)
+    Q, K, V = (matrix(r, n, d) for _ in range(3))
+    mask = random_mask(r, n, n)
+    mask[0][n - 1] = True  # query 0 sees the last key: never causal
+    got = model.multi_head(Q, K, V, h, mask=mask)
+    assert_close(got, independent.multi_head(Q, K, V, h, mask=mask))
+    causal = independent.multi_head(Q, K, V, h, mask=independent.causal_mask(n))
+    assert max(abs(a - b) for ra, rb in zip(got, causal) for a, b in zip(ra, rb)) > 1e-6
 
 
 @pytest.mark.parametrize("seed", range(4))

@@ -9,6 +9,7 @@ from helpers import (
     assert_hidden_judge_passes,
     heads_and_width,
     matrix,
+    random_mask,
     rng,
     shape,
 )
@@ -34,6 +35,22 @@ def test_matches_independent(seed):
     got = model.block(X, h, mask=mask)
     assert shape(got) == shape(X)
     assert_close(got, independent.block(X, h, mask=mask))
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_matches_independent_with_a_non_causal_mask(seed):
+    """With a random mask in which queries see later keys, block agrees with the independent block
+    to 1e-12, and differs from what the causal mask would give (so the mask given is used)."""
+    r = rng("block.patchy", seed)
+    n = r.randint(2, 8)
+    h, d = heads_and_width(r)
+    X = matrix(r, n, d, 3.0)
+    mask = random_mask(r, n, n)
+    mask[0][n - 1] = True  # query 0 sees the last key: never causal
+    got = model.block(X, h, mask=mask)
+    assert_close(got, independent.block(X, h, mask=mask))
+    causal = independent.block(X, h, mask=independent.causal_mask(n))
+    assert max(abs(a - b) for ra, rb in zip(got, causal) for a, b in zip(ra, rb)) > 1e-6
 
 
 def test_is_residual_of_normed_attention():

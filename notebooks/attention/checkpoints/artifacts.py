@@ -186,16 +186,22 @@ def numbers_in(text):
 
 
 def check_notes(model, folder=OUTPUTS):
-    """outputs/08-notes.md: three ideas in the learner's words, and the 4× growth."""
+    """outputs/08-notes.md: three ideas in the learner's words, the 4× growth, and step 2's numbers
+    as the learner's own attention gives them."""
     how = say("make_notes")
-    return artifact_report(NOTES_FILE, folder, how, lambda text: notes_checks(text, folder))
+    return artifact_report(NOTES_FILE, folder, how, lambda text: notes_checks(text, folder, model))
 
 
-def notes_checks(text, folder):
-    """Three lines or more, each idea named, the 4× growth, the two numbers of step 2 quoted."""
+def notes_checks(text, folder, model):
+    """Three lines or more, each idea named, the 4× growth, the two numbers of step 2 quoted.
+
+    The two numbers count only as the experiment gives them on the learner's own attention (run
+    here, or in the judge's worker): numbers copied from someone's outputs earn nothing without it.
+    """
     lines = [line for line in text.splitlines() if line.strip()]
     lowered, found = text.lower(), numbers_in(text)
     scale = read_fields(read_artifact(SCALE_FILE, folder) or "")
+    measured = own_scale_numbers(model)
     return [
         Check(say("notes_lines"), len(lines) >= 3, got=say("line_count", count=len(lines)),
               expected=say("three_or_more")),
@@ -203,18 +209,46 @@ def notes_checks(text, folder):
                 hint=say("mentions_hint", step=IDEA_STEP[idea]))
           for idea, words in IDEAS.items()],
         Check(say("notes_growth"), bool(FOUR_TIMES.search(text)), hint=say("notes_growth_hint")),
-        *[quotes(key, _number(scale, key), found) for key in ("scaled", "unscaled")],
+        *[quotes(key, _number(scale, key), measured.get(key), found, measured.get("error"))
+          for key in ("scaled", "unscaled")],
     ]  # fmt: skip
 
 
-def quotes(key, value, found):
-    """The notes quote one of step 2's numbers (to 0.005)."""
+def own_scale_numbers(model):
+    """{"scaled": x, "unscaled": y}: the √d experiment on the learner's attention, or
+    {"error": exception name} when it cannot give two finite numbers."""
+
+    def own(*args):  # the judge's worker hands a learner's exception back as a value: raise it
+        got = model.attention(*args)
+        if isinstance(got, Exception):
+            raise got
+        return got
+
+    try:
+        got = scale_experiment(own)
+        if not all(type(x) in (int, float) and math.isfinite(x) for x in got):
+            raise TypeError("the largest weights are not numbers")
+        return {"scaled": float(got[0]), "unscaled": float(got[1])}
+    except Exception as err:  # missing, crashing or not returning weights: nothing to quote
+        return {"error": type(err).__name__}
+
+
+def quotes(key, value, want, found, error=None):
+    """The notes quote one of step 2's numbers (to 0.005): the one in 02-scale.txt, which must also
+    be what the learner's attention gives (want; None when the experiment could not run)."""
+    current = want is not None and value is not None and abs(value - want) <= 0.005
+    if value is None:
+        expected = say("file_first", file=SCALE_FILE)
+    elif want is None:
+        expected = say("own_attention", error=error)
+    else:
+        expected = f"{want:.3f}"
     return Check(
         say(f"quotes_{key}", file=SCALE_FILE),
-        value is not None and any(abs(x - value) <= 0.005 for x in found),
+        current and any(abs(x - want) <= 0.005 for x in found),
         got=", ".join(f"{x:g}" for x in found) or say("no_decimals"),
-        expected=f"{value:.3f}" if value is not None else say("file_first", file=SCALE_FILE),
-        hint=say("quotes_hint"),
+        expected=expected,
+        hint=say("quotes_hint") if current or value is None else say("scale_numbers_hint"),
     )
 
 
@@ -223,5 +257,5 @@ ARTIFACT_CHECKS = {SCALE_FILE: check_scale, PERM_FILE: check_perm, NOTES_FILE: c
 ARTIFACT_NEEDS = {
     SCALE_FILE: ["attention"],
     PERM_FILE: ["attention", "pos_encoding"],
-    NOTES_FILE: [],
+    NOTES_FILE: ["attention"],  # it quotes the √d experiment, run on the learner's attention
 }

@@ -72,6 +72,7 @@ MISTAKES = [
     Mistake("multi_head.mask_dropped", "multi_head"),
     Mistake("multi_head.reversed_heads", "multi_head"),
     Mistake("multi_head.heads_averaged_tiled", "multi_head"),
+    Mistake("multi_head.ignores_given_mask", "multi_head"),
     # ── pos_encoding ──
     Mistake("pos_encoding.out_of_range", "pos_encoding"),
     Mistake("pos_encoding.identical_rows", "pos_encoding"),
@@ -91,6 +92,7 @@ MISTAKES = [
     Mistake("block.no_layer_norm", "block"),
     Mistake("block.ignores_h", "block"),
     Mistake("block.mask_ignored", "block"),
+    Mistake("block.ignores_given_mask", "block"),
 ]
 
 BY_NAME = {m.name: m for m in MISTAKES}

@@ -51,6 +51,7 @@ def _qkv(n_q, n_k, d_k, d_v, seed, scale=1.0):
 CAUSAL_4 = mask("x... xx.. xxx. xxxx")
 CAUSAL_5 = mask("x.... xx... xxx.. xxxx. xxxxx")
 PATCHY = mask("x.x.x .xxx. xx...")  # every row keeps at least one key
+PATCHY_4 = mask("x.x. .x.x xx.. ..xx")  # not causal: queries 0, 1 and 2 see later keys
 
 PROBES = {
     "softmax": [
@@ -86,6 +87,12 @@ PROBES = {
             {"mask": CAUSAL_5},
         ),
         Probe("multi_head.h1", "multi_head", _qkv(3, 3, 4, 4, seed=81) + [1], {}),
+        Probe(
+            "multi_head.h2_patchy",
+            "multi_head",
+            _qkv(4, 4, 8, 8, seed=121) + [2],
+            {"mask": PATCHY_4},
+        ),
     ],
     "pos_encoding": [
         Probe("pos_encoding.6x8", "pos_encoding", [6, 8], {}),
@@ -111,6 +118,12 @@ PROBES = {
             "block",
             [[[x + 5.0 for x in row] for row in seeded_matrix(3, 4, 111)], 1],
             {},
+        ),
+        Probe(
+            "block.h2_patchy",
+            "block",
+            [seeded_matrix(4, 8, 131, scale=3.0), 2],
+            {"mask": PATCHY_4},
         ),
     ],
 }

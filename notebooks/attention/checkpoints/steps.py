@@ -151,8 +151,12 @@ def sizes(matrix):
 
 
 def with_mask(probe):
-    """How a check label says that a probe passes a mask."""
-    return say("with_causal_mask") if probe.kwargs else ""
+    """How a check label says that a probe passes a mask: a causal one, or another (patchy)."""
+    mask = probe.kwargs.get("mask")
+    if mask is None:
+        return ""
+    causal = [[i >= j for j in range(len(row))] for i, row in enumerate(mask)]
+    return say("with_causal_mask") if mask == causal else say("with_patchy_mask")
 
 
 # ── what the checks show and fill in ──
