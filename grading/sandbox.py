@@ -21,12 +21,14 @@ ATTENTION_UNSAFE_NO_SANDBOX=1, which every judged record then states.
 
 import fcntl
 import functools
+import glob
 import os
 import shutil
 import signal
 import stat
 import subprocess
 import sys
+import sysconfig
 import tempfile
 
 from grading import system
@@ -62,10 +64,29 @@ def as_root():
     return os.geteuid() == 0
 
 
-def python_home():
-    """The folders the grading Python needs: the venv and the interpreter it points at."""
-    folders = {sys.prefix, sys.base_prefix, os.path.dirname(os.path.realpath(sys.executable))}
+STDLIB_PYTHON = os.path.realpath(sys.executable)  # the interpreter itself, outside any venv
+
+
+def python_home(stdlib_only=False):
+    """The folders the grading Python needs: the venv and the interpreter it points at.
+
+    stdlib_only: the interpreter's own installation alone, no venv (the judge's worker).
+    """
+    folders = {sys.base_prefix, os.path.dirname(STDLIB_PYTHON)}
+    if not stdlib_only:
+        folders.add(sys.prefix)
     return sorted(f for f in folders if f)
+
+
+def package_folders():
+    """Where third-party packages live outside the venv: the base Python's site-packages and the
+    system's dist-packages (a Debian python3-numpy would be there)."""
+    found = {sysconfig.get_paths(vars={"base": sys.base_prefix, "platbase": sys.base_prefix})[k]
+             for k in ("purelib", "platlib")}  # fmt: skip
+    for pattern in ("/usr/lib/python3*/*-packages", "/usr/local/lib/python3*/*-packages",
+                    "/usr/lib/python3/dist-packages"):  # fmt: skip
+        found.update(glob.glob(pattern))
+    return sorted(f for f in found if os.path.isdir(f))
 
 
 def user_processes():
@@ -167,14 +188,16 @@ def system_binds():
     return cmd, bound
 
 
-def bwrap(handed_in=None, env=None, extra_binds=()):
+def bwrap(handed_in=None, env=None, extra_binds=(), stdlib_only=False):
     """bubblewrap arguments: only the system and Python environment, read-only; private tmpfs.
 
     Nothing else of the machine exists inside: not the course root, not /home or /root, not /work,
     /srv or /opt (unless the Python environment lives there), so no copy of the reference anywhere
     on disk can be read. With handed_in (a folder of staged copies, see `stage`), it is bound
     read-only at /handed-in and the working folder /submission is an empty tmpfs of
-    SCRATCH_BYTES. extra_binds are the only writable host folders (a kernel's sockets). As root,
+    SCRATCH_BYTES. extra_binds are the only writable host folders (a kernel's sockets). With
+    stdlib_only, Python's standard library is all there is: no venv, and every site-packages or
+    dist-packages folder is an empty read-only tmpfs. As root,
     bubblewrap sets up the mounts and setpriv then drops to the sandbox uid on the host (a uid of
     our own, so the process limit counts only the sandbox). As another user, bubblewrap makes a
     user namespace and needs no privilege at all.
@@ -183,9 +206,12 @@ def bwrap(handed_in=None, env=None, extra_binds=()):
     cmd = [system.program("bwrap")] + cmd + ["--dev", "/dev", "--proc", "/proc"]
     for folder in SCRATCH:  # private, empty and bounded, writable by anyone, as on the host (a
         cmd += ["--perms", "1777", "--size", str(TMP_BYTES), "--tmpfs", folder]  # folder bound
-    for folder in python_home():  # under one gets its parents made 0755 below)
+    for folder in python_home(stdlib_only):  # under one gets its parents made 0755 below)
         cmd += parents_to_create(folder, bound) + ["--ro-bind", folder, folder]
         bound.append(folder)
+    if stdlib_only:
+        for folder in package_folders():
+            cmd += ["--size", "4096", "--tmpfs", folder, "--remount-ro", folder]
     for folder in extra_binds:
         cmd += parents_to_create(folder, bound) + ["--bind", folder, folder]
         bound.append(folder)
@@ -212,7 +238,10 @@ def bwrap(handed_in=None, env=None, extra_binds=()):
     return cmd + ["--"]
 
 
-def wrap(argv, handed_in=None, env=None, memory=MEMORY_BYTES, extra_binds=(), group=None):
+def wrap(
+    argv, handed_in=None, env=None, memory=MEMORY_BYTES, extra_binds=(), group=None,
+    stdlib_only=False,
+):  # fmt: skip
     """The full command that runs argv sandboxed (or, with the unsafe flag, only under limits).
 
     With a group (grading.cgroups.Group), the sandbox starts inside it: every process it ever
@@ -220,7 +249,7 @@ def wrap(argv, handed_in=None, env=None, memory=MEMORY_BYTES, extra_binds=(), gr
     """
     if unsafe():
         return limits(memory) + list(argv)
-    box = bwrap(handed_in, env, extra_binds)
+    box = bwrap(handed_in, env, extra_binds, stdlib_only)
     joined = group.join_command() if group is not None else []
     if as_root():
         return joined + box + drop_to_sandbox_uid() + limits(memory) + list(argv)

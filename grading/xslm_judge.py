@@ -123,13 +123,14 @@ def reference_sections(filename):
 
 
 def forbidden(source, filename):
-    """What in a section reaches beyond its file's allowed imports, or [] when clean."""
+    """The modules beyond its file's allowed imports a section imports, or [] when clean.
+
+    As in part one (judge.forbidden), other spellings reach only the standard library.
+    """
     try:
-        found = foreign_imports(source, files.ALLOWED_IMPORTS[filename])
+        return foreign_imports(source, files.ALLOWED_IMPORTS[filename])
     except SyntaxError:
         return []
-    words = [w for w in ("__import__", "importlib", "__builtins__", "builtins") if w in source]
-    return found + [w for w in words if w not in found]
 
 
 def clean_file(text, filename):

@@ -35,6 +35,7 @@ Canary files are named HOSTILE-<student>-canary, so a test can find whatever esc
 """
 
 import os
+import sysconfig
 from dataclasses import dataclass
 
 HONEST = {"correct": 39.0, "wrong-softmax": 33.0}
@@ -930,7 +931,7 @@ __import__("os").environ["NBGRADER_EXECUTION"] = ""
         "01-softmax.ipynb written in nbformat 3",
         edit="nbformat3",
     ),
-    # ── imports other than math in model.py ──
+    # ── imports in model.py: the standard library is the rule; nothing else exists in grading ──
     Attack(
         "h-imp-numpy",
         C,
@@ -955,6 +956,18 @@ os = __import__("os")
         model="""
 import importlib
 os = importlib.import_module("os")
+""",
+    ),
+    Attack(
+        "h-imp-spelled-package",
+        C,
+        "imports",
+        "model.py puts the venv's site-packages on sys.path and imports a package by a spelled-out "
+        "name (`__import__('nb' + 'format')`)",
+        model=f"""
+import sys
+sys.path.append({sysconfig.get_paths()["purelib"]!r})
+nbformat = __import__("nb" + "format")
 """,
     ),
     Attack(

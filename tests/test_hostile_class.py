@@ -416,7 +416,6 @@ def test_every_repair_and_zero_is_said_in_plain_words(graded):
         "h-nb-extra-grade-id": "unknown grading id",
         "h-nb-extra-no-grade-id": "grading metadata",
         "h-nb-duplicated": "a second copy of",
-        "h-imp-importlib": "only math is allowed",
         "h-imp-numpy": "import numpy",
         "h-res-systemexit-model": "raised SystemExit",
         "h-nb-invalid-json": "not a readable notebook",

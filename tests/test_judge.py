@@ -6,6 +6,7 @@ import glob
 import json
 import os
 import shutil
+import sysconfig
 
 import nbformat
 import pytest
@@ -119,27 +120,47 @@ sys.modules["math"] = Fake()
 @pytest.mark.parametrize("how", sorted(CHEATS))
 def test_cheats_gain_nothing(tmp_path, how):
     """Learner code that tries to pass a wrong softmax off as right still fails softmax's cells."""
-    code = CHEATS[how]
-    if "import sys" in code:  # an import costs its section; here the block section
-        verdicts, problems = judge.judge_folder(submission(tmp_path, appended(code)))
-        assert "step07-block-hidden" in failed(verdicts) and "sys" in " ".join(problems)
-    else:
-        verdicts, _ = judge.judge_folder(submission(tmp_path, appended(code)))
+    verdicts, _ = judge.judge_folder(submission(tmp_path, appended(CHEATS[how])))
     assert SOFTMAX_CELLS <= failed(verdicts)
 
 
-def test_forbidden_imports_in_any_spelling_cost_only_their_section(tmp_path):
-    """`__import__`, `importlib` and `from os import` in one section fail that section only."""
+def test_the_standard_library_is_allowed_in_any_spelling(tmp_path):
+    """`__import__("statistics")` and `from os import path` are the standard library: they cost
+    nothing (the rule is the lesson's own, "the standard library only")."""
     model = reference_source()
-    model = model.replace("    top = max(xs)", "    __import__('os')\n    top = max(xs)")
+    model = model.replace("    top = max(xs)", "    __import__('statistics')\n    top = max(xs)")
     model = model.replace("def layer_norm(", "from os import path\n\n\ndef layer_norm(")
     verdicts, problems = judge.judge_folder(submission(tmp_path, model))
-    # the artifacts are made with softmax, which is gone
-    assert failed(verdicts) == SOFTMAX_CELLS | SOFTMAX_ARTIFACTS | {
+    assert failed(verdicts) == set()
+    assert problems == []
+
+
+def test_packages_are_absent_from_grading_in_every_spelling(tmp_path):
+    """numpy by an import statement is refused by name; any package reached by a spelled-out
+    import, even with the venv's site-packages put on sys.path, is not there: the worker's Python
+    has the standard library only. Each costs only its section (and what uses it)."""
+    packages = sysconfig.get_paths()["purelib"]  # this venv's: nbformat and traitlets are in it
+    model = reference_source()
+    model = model.replace("    top = max(xs)", "    import numpy\n    top = max(xs)")
+    model = model.replace(
+        "def layer_norm(",
+        f"import sys\nsys.path.append({packages!r})\n__import__('nb' + 'format')\n\n\n"
+        "def layer_norm(",
+    )
+    model = model.replace(
+        "def causal_mask(",
+        "exec(compile('imp' + 'ort traitlets', 'x', 'exec'))\n\n\ndef causal_mask(",
+    )
+    verdicts, problems = judge.judge_folder(submission(tmp_path, model))
+    assert failed(verdicts) >= SOFTMAX_CELLS | {
+        "step03-causal-mask-checks",
+        "step03-causal-mask-hidden",
         "step06-layer-norm-checks",
         "step06-layer-norm-hidden",
     }
-    assert any("'__import__'" in p for p in problems) and any("'os'" in p for p in problems)
+    assert not failed(verdicts) & {"step02-attention-hidden", "step05-pos-encoding-hidden"}
+    assert any("'numpy'" in p and "standard library" in p for p in problems)
+    assert sum("ModuleNotFoundError" in p for p in problems) == 2, problems
 
 
 def test_a_stray_import_in_the_header_is_ignored_not_fatal(tmp_path):

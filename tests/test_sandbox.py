@@ -7,6 +7,7 @@ import os
 import socket
 import subprocess
 import sys
+import sysconfig
 import textwrap
 import time
 
@@ -234,6 +235,43 @@ def test_a_group_caps_its_processes():
     )
     group.remove()
     assert int(done.stdout.split()[-1]) < 8
+
+
+def test_the_judges_worker_has_the_standard_library_only():
+    """No venv and no site-packages or dist-packages to be found, even by putting the venv's on
+    sys.path: a package (traitlets, installed in this venv) cannot be imported in any spelling."""
+    packages = sysconfig.get_paths()["purelib"]
+    done = subprocess.run(
+        sandbox.wrap(
+            [
+                sandbox.STDLIB_PYTHON,
+                "-I",
+                "-S",
+                "-c",
+                textwrap.dedent(f"""
+                import glob, os, sys
+                sys.path.append({packages!r})
+                found = []
+                for name in ("statistics", "traitlets", "tra" + "itlets"):
+                    try:
+                        __import__(name); found.append(name)
+                    except ImportError:
+                        pass
+                candidates = sys.path + glob.glob(sys.base_prefix + "/lib/python3*/*-packages")
+                for usr in ("/usr", "/usr/local"):
+                    candidates += glob.glob(usr + "/lib/python3*/*-packages")
+                places = [p for p in candidates
+                          if p.endswith("-packages") and os.path.isdir(p) and os.listdir(p)]
+                print(found, os.path.exists({sys.prefix!r}), places)
+            """),
+            ],
+            stdlib_only=True,
+        ),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.stdout.strip() == "['statistics'] False []", done.stdout + done.stderr
 
 
 def test_no_network():

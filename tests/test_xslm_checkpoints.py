@@ -96,12 +96,15 @@ def test_save_writes_sections_in_step_order_and_gpt_py_on_its_first_save(tmp_pat
 
 
 def test_each_file_refuses_imports_beyond_its_own(tmp_path):
-    """engine.py takes only math; gpt.py also random, json and engine; the refusal names it."""
-    with pytest.raises(ModelFileError, match="'random'.*only math"):
-        files.save_section("Value", "import random\nclass Value:\n    pass\n", str(tmp_path))
-    with pytest.raises(ModelFileError, match="'os'"):
-        files.save_section("GPT", "import os\nclass GPT:\n    pass\n", str(tmp_path))
-    files.save_section("GPT", CELLS["GPT"], str(tmp_path))  # random is fine in gpt.py
+    """Both files take the standard library; gpt.py also engine; the refusal names the module."""
+    with pytest.raises(ModelFileError, match="'numpy'.*standard library$"):
+        files.save_section("Value", "import numpy\nclass Value:\n    pass\n", str(tmp_path))
+    with pytest.raises(ModelFileError, match="'engine'.*standard library$"):
+        files.save_section("Value", "import engine\nclass Value:\n    pass\n", str(tmp_path))
+    with pytest.raises(ModelFileError, match="'torch'.*standard library, engine"):
+        files.save_section("GPT", "import torch\nclass GPT:\n    pass\n", str(tmp_path))
+    files.save_section("Value", "import random\nclass Value:\n    pass\n", str(tmp_path))
+    files.save_section("GPT", CELLS["GPT"], str(tmp_path))  # engine is fine in gpt.py
 
 
 def test_a_broken_section_costs_only_that_section(tmp_path):

@@ -1,8 +1,9 @@
 """The learner's two files of part two, engine.py and gpt.py, written one step's section at a time.
 
 They work like model.py in part one (checkpoints/modelfile.py): a header, then one section per saved
-function or class, each opened by its step's marker line, kept in step order. engine.py may import
-only math; gpt.py also random, json and the learner's own engine.
+function or class, each opened by its step's marker line, kept in step order. Both may import
+Python's standard library (the reference needs math, random and json); gpt.py also the learner's own
+engine.
 """
 
 import os
@@ -10,6 +11,7 @@ import sys
 
 from .. import i18n
 from ..modelfile import (
+    STANDARD_LIBRARY,
     ModelFileError,
     cell_source,
     compose,
@@ -32,7 +34,8 @@ STEPS = {
     "train_step": (GPT_FILE, 4),
     "generate": (GPT_FILE, 5),
 }
-ALLOWED_IMPORTS = {ENGINE_FILE: {"math"}, GPT_FILE: {"math", "random", "json", "engine"}}
+OWN_MODULES = {ENGINE_FILE: set(), GPT_FILE: {"engine"}}  # the learner's files a file may import
+ALLOWED_IMPORTS = {name: STANDARD_LIBRARY | own for name, own in OWN_MODULES.items()}
 HEADER_IMPORTS = {
     ENGINE_FILE: "import math\n",
     GPT_FILE: "import math\nimport random\n\nfrom engine import Value, linear, norm, softmax\n",
@@ -86,7 +89,7 @@ def check_imports(source, filename, where):
     """Raise ModelFileError naming the first import the file may not use."""
     bad = foreign_imports(source, ALLOWED_IMPORTS[filename])
     if bad:
-        allowed = ", ".join(sorted(ALLOWED_IMPORTS[filename]))
+        allowed = ", ".join([say("standard_library"), *sorted(OWN_MODULES[filename])])
         raise ModelFileError(
             say("foreign_import", where=where, module=repr(bad[0]), allowed=allowed)
         )
