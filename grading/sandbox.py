@@ -19,6 +19,7 @@ Where bubblewrap cannot run, grading refuses (`require`) unless the instructor s
 ATTENTION_UNSAFE_NO_SANDBOX=1, which every judged record then states.
 """
 
+import atexit
 import fcntl
 import functools
 import glob
@@ -65,28 +66,73 @@ def as_root():
 
 
 STDLIB_PYTHON = os.path.realpath(sys.executable)  # the interpreter itself, outside any venv
+PYTHON_BASE, PYTHON_VENV = "/opt/python", "/opt/venv"  # where they appear inside: no host path
 
 
-def python_home(stdlib_only=False):
-    """The folders the grading Python needs: the venv and the interpreter it points at.
+def system_owned(path):
+    """Whether path lies in the system trees every sandbox sees anyway (Debian's /usr python)."""
+    return any(path == s or path.startswith(s + "/") for s in SYSTEM)
 
-    stdlib_only: the interpreter's own installation alone, no venv (the judge's worker).
+
+def base_inside():
+    """Where the interpreter's installation appears inside (its own path if it is the system's)."""
+    return sys.base_prefix if system_owned(sys.base_prefix) else PYTHON_BASE
+
+
+def inside(host_python):
+    """The path inside a sandbox of the venv's python or the bare interpreter (else unchanged)."""
+    if host_python == sys.executable and sys.prefix != sys.base_prefix:
+        return f"{PYTHON_VENV}/bin/python"
+    if host_python in (sys.executable, STDLIB_PYTHON):
+        return os.path.join(base_inside(), os.path.relpath(STDLIB_PYTHON, sys.base_prefix))
+    return host_python
+
+
+def python_binds(stdlib_only=False):
+    """[(host folder or file, where inside)] of the Python the sandbox runs, at neutral paths.
+
+    The venv appears at /opt/venv with its own pyvenv.cfg and bin/ made for the inside (they point
+    at /opt/python, not at the instructor's installation); stdlib_only: the bare interpreter only.
     """
-    folders = {sys.base_prefix, os.path.dirname(STDLIB_PYTHON)}
-    if not stdlib_only:
-        folders.add(sys.prefix)
-    return sorted(f for f in folders if f)
+    binds = [] if system_owned(sys.base_prefix) else [(sys.base_prefix, PYTHON_BASE)]
+    if not stdlib_only and sys.prefix != sys.base_prefix:
+        overlay = venv_overlay()
+        binds += [
+            (sys.prefix, PYTHON_VENV),
+            (os.path.join(overlay, "pyvenv.cfg"), f"{PYTHON_VENV}/pyvenv.cfg"),
+            (os.path.join(overlay, "bin"), f"{PYTHON_VENV}/bin"),
+        ]
+    return binds
+
+
+@functools.cache
+def venv_overlay():
+    """A host folder (this process's, removed at exit) with the venv's pyvenv.cfg and bin/ as
+    they must read inside the sandbox."""
+    folder = tempfile.mkdtemp(prefix="attn-python-")
+    os.chmod(folder, 0o755)
+    atexit.register(shutil.rmtree, folder, True)
+    version = ".".join(map(str, sys.version_info[:3]))
+    with open(os.path.join(folder, "pyvenv.cfg"), "w") as f:
+        f.write(f"home = {base_inside()}/bin\ninclude-system-site-packages = false\n"
+                f"version = {version}\n")  # fmt: skip
+    os.mkdir(os.path.join(folder, "bin"), 0o755)
+    for name in ("python", "python3", f"python{sys.version_info[0]}.{sys.version_info[1]}"):
+        os.symlink(inside(STDLIB_PYTHON), os.path.join(folder, "bin", name))
+    return folder
 
 
 def package_folders():
-    """Where third-party packages live outside the venv: the base Python's site-packages and the
-    system's dist-packages (a Debian python3-numpy would be there)."""
+    """Where third-party packages live outside the venv, as paths inside the sandbox: the base
+    Python's site-packages and the system's dist-packages (a Debian python3-numpy is there)."""
     found = {sysconfig.get_paths(vars={"base": sys.base_prefix, "platbase": sys.base_prefix})[k]
              for k in ("purelib", "platlib")}  # fmt: skip
     for pattern in ("/usr/lib/python3*/*-packages", "/usr/local/lib/python3*/*-packages",
                     "/usr/lib/python3/dist-packages"):  # fmt: skip
         found.update(glob.glob(pattern))
-    return sorted(f for f in found if os.path.isdir(f))
+    moved = {base_inside() + f[len(sys.base_prefix):] if f.startswith(sys.base_prefix + "/") else f
+             for f in found if os.path.isdir(f)}  # fmt: skip
+    return sorted(moved)  # as they appear inside
 
 
 def user_processes():
@@ -206,9 +252,9 @@ def bwrap(handed_in=None, env=None, extra_binds=(), stdlib_only=False):
     cmd = [system.program("bwrap")] + cmd + ["--dev", "/dev", "--proc", "/proc"]
     for folder in SCRATCH:  # private, empty and bounded, writable by anyone, as on the host (a
         cmd += ["--perms", "1777", "--size", str(TMP_BYTES), "--tmpfs", folder]  # folder bound
-    for folder in python_home(stdlib_only):  # under one gets its parents made 0755 below)
-        cmd += parents_to_create(folder, bound) + ["--ro-bind", folder, folder]
-        bound.append(folder)
+    for host, there in python_binds(stdlib_only):  # (under one, parents are made 0755 below)
+        cmd += parents_to_create(there, bound) + ["--ro-bind", host, there]
+        bound.append(there)
     if stdlib_only:
         for folder in package_folders():
             cmd += ["--size", "4096", "--tmpfs", folder, "--remount-ro", folder]
@@ -250,6 +296,7 @@ def wrap(
     if unsafe():
         return limits(memory) + list(argv)
     box = bwrap(handed_in, env, extra_binds, stdlib_only)
+    argv = [inside(a) for a in argv]  # the interpreter at its neutral path
     joined = group.join_command() if group is not None else []
     if as_root():
         return joined + box + drop_to_sandbox_uid() + limits(memory) + list(argv)

@@ -119,7 +119,7 @@ class Forker:
 
         It starts in /submission filled from the staged copy /handed-in/<handed_in>.
         """
-        keep = [self.runtime, *sandbox.python_home()]  # bound folders the wipe of /tmp skips
+        keep = [self.runtime]  # the bound folder the wipe of /tmp skips
         pid = self.ask(
             "pid", op="spawn", argv=list(argv), env=dict(env), handed_in=handed_in, keep=keep
         )
