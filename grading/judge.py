@@ -129,7 +129,14 @@ class Worker:
     def receive(self, seconds=None):
         """The worker's next JSON object, within seconds and the budget; anything else fails it."""
         seconds = seconds or CALL_SECONDS
-        deadline = time.monotonic() + min(seconds, self.budget.left())
+        start = time.monotonic()
+        try:
+            return self.read_message(seconds, start + min(seconds, self.budget.left()))
+        finally:
+            self.budget.spend(time.monotonic() - start)
+
+    def read_message(self, seconds, deadline):
+        """The next JSON object by deadline (seconds: the call's own limit, for the message)."""
         fd = self.process.stdout.fileno()
         while b"\n" not in self.buffer:
             wait = deadline - time.monotonic()
@@ -201,14 +208,23 @@ class Worker:
 
 
 class Budget:
-    """The time one submission may spend in learner code, all calls together."""
+    """The time one submission may spend in learner code, all calls together.
+
+    Only the time spent waiting for its workers counts: under nbgrader the judgement lives while
+    the kernels run, and a kernel that loops until its cell times out must not eat the judge's
+    time (the cells judged after it would fail with nothing wrong in them).
+    """
 
     def __init__(self, seconds=SUBMISSION_SECONDS):
-        self.end = time.monotonic() + seconds
+        self.remaining = seconds
 
     def left(self):
         """Seconds left for learner code in this submission, never below 0."""
-        return max(0.0, self.end - time.monotonic())
+        return max(0.0, self.remaining)
+
+    def spend(self, seconds):
+        """Charge time spent waiting for learner code."""
+        self.remaining -= seconds
 
 
 class RemoteModel:

@@ -7,6 +7,7 @@ import json
 import os
 import shutil
 import sysconfig
+import time
 
 import nbformat
 import pytest
@@ -198,6 +199,20 @@ def test_os_exit_and_infinite_loop_fail_their_own_step(tmp_path, monkeypatch):
     assert SOFTMAX_CELLS | {"step06-layer-norm-checks", "step06-layer-norm-hidden"} <= lost
     assert not lost & {"step02-attention-hidden", "step04-multi-head-hidden", "step07-block-hidden"}
     assert "did not finish within 1 s" in verdicts["step01-softmax-checks"].text
+
+
+def test_time_between_verdicts_is_not_the_submissions(tmp_path):
+    """Under nbgrader the judgement waits while kernels run (a looping cell takes its 30 s): only
+    time spent waiting for learner code counts against the submission's budget."""
+    judgement = judge.Judgement(submission(tmp_path, reference_source()))
+    try:
+        judgement.budget = judge.Budget(2.0)
+        assert judgement.verdict("step01-softmax-checks").passed
+        time.sleep(2.5)  # longer than the whole budget, spent elsewhere
+        assert judgement.verdict("step02-attention-checks").passed
+        assert 0 < judgement.budget.left() < 2.0  # the calls were charged, the sleep was not
+    finally:
+        judgement.close()
 
 
 def test_symlinked_model_is_not_followed(tmp_path):
