@@ -11,8 +11,8 @@ import glob
 import os
 import re
 import shutil
+import stat
 
-from grader_config import ASSIGNMENT
 from grading.reference import ROOT
 
 MATHJAX = os.path.join(ROOT, ".venv", "mathjax")
@@ -61,12 +61,28 @@ def point_pages_at_copy(folder):
                 f.write(local)
 
 
+def keep_only_pages(folder):
+    """Remove everything nbgrader copied beside the pages (model.py, outputs/, checkpoints/...).
+
+    Feedback is the pages: the learner has their own files, and a copy of a large submission
+    should not double on the instructor's disk.
+    """
+    for name in os.listdir(folder):
+        path = os.path.join(folder, name)
+        if stat.S_ISDIR(os.lstat(path).st_mode):
+            shutil.rmtree(path)
+        elif not name.endswith(".html"):
+            os.unlink(path)
+
+
 def nbgrader_hook(assignment, student, notebooks):
-    """GenerateFeedback.post_convert_hook: MathJax beside the pages just written for one student."""
+    """GenerateFeedback.post_convert_hook: the pages only, MathJax beside them, for one student."""
     if notebooks:
-        student_id = os.path.basename(
-            os.path.dirname(os.path.dirname(os.path.abspath(notebooks[0])))
-        )
-        folder = os.path.join(ROOT, "feedback", student_id, ASSIGNMENT)
+        source = os.path.dirname(os.path.abspath(notebooks[0]))  # autograded/<student>/<part>
+        student_id, part = os.path.basename(os.path.dirname(source)), os.path.basename(source)
+        folder = os.path.join(ROOT, "feedback", student_id, part)
+        if not os.path.isdir(folder):
+            return
+        keep_only_pages(folder)
         if copy_mathjax(folder):
             point_pages_at_copy(folder)
