@@ -101,5 +101,21 @@ class Group:
 
 
 def new_group(processes):
-    """A Group when cgroups can be used here, else None."""
-    return Group(processes) if Group.available() else None
+    """A Group when cgroups can be used here, else None (groups left by dead graders swept)."""
+    if not Group.available():
+        return None
+    sweep()
+    return Group(processes)
+
+
+def sweep():
+    """Remove the empty groups of grading processes that are gone (a grader killed mid-way)."""
+    for root in ROOTS:
+        folder = os.path.join(root, PARENT)
+        for name in os.listdir(folder) if os.path.isdir(folder) else []:
+            owner = name.split("-", 1)[0]
+            if owner.isdigit() and not os.path.exists(f"/proc/{owner}"):
+                try:
+                    os.rmdir(os.path.join(folder, name))  # refused while it has a process
+                except OSError:
+                    pass

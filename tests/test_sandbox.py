@@ -207,6 +207,18 @@ def test_a_detached_process_is_ended_and_the_end_confirmed():
 
 
 @pytest.mark.skipif(not cgroups.Group.available(), reason="cgroups need root and cgroup v1")
+def test_groups_left_by_a_dead_grader_are_swept():
+    """A grader killed mid-way leaves empty groups; the next group made removes them."""
+    dead = subprocess.Popen(["true"])
+    dead.wait()  # its pid is a grading process that is gone
+    left = [os.path.join(root, cgroups.PARENT, f"{dead.pid}-left") for root in cgroups.ROOTS]
+    for folder in left:
+        os.makedirs(folder, exist_ok=True)
+    cgroups.new_group(8).remove()
+    assert not any(os.path.exists(folder) for folder in left)
+
+
+@pytest.mark.skipif(not cgroups.Group.available(), reason="cgroups need root and cgroup v1")
 def test_a_group_caps_its_processes():
     """pids.max: a fork loop inside one sandbox stops at the group's cap."""
     group = cgroups.new_group(8)
