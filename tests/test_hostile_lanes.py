@@ -2,8 +2,11 @@
 local farm (JOBS=2, warm kernels) and Dask (SCHEDULER=local).
 
 The class: tests/hostile.py's RACES (a process racing the grader with links and renames, a fork
-bomb held at the limit, a disk filler, a chmod of its own folder, a killed kernel) and one honest
-classmate whose files the racer aims at. Each lane must leave: the gradebook intact; every file
+bomb held at the limit, a disk filler, a chmod of its own folder, a killed kernel), every attack of
+the hostile class whose code runs in the kernel on the correct base (writing outside, network,
+resources, exits: the ones the kernel's sandbox must hold, which differs by lane; the attacks that
+try to gain points meet the judge, which is the same in every lane) and one honest classmate whose
+files the racer aims at. Each lane must leave: the gradebook intact; every file
 outside the submissions unchanged in content and mode, canaries outside the course included; every
 submission graded at its honest score; no learner process left; no autograded folder
 larger than the submission.
@@ -20,13 +23,21 @@ import pytest
 from grading import classroom, course
 from grading.reference import ROOT
 from tests import hostile
-from tests.test_hostile_class import repository_files
+from tests.test_hostile_class import (
+    Listener,
+    Watcher,
+    canaries,
+    own_folder,
+    remove_canaries,
+    repository_files,
+)
 
 pytestmark = [pytest.mark.nbgrader, pytest.mark.hostile]
 
 VICTIM = "correct"
 HONEST = hostile.HONEST[hostile.C]
-STUDENTS = [VICTIM] + [a.student for a in hostile.RACES]
+ESCAPES = [a for a in hostile.ATTACKS if a.cell and a.base == hostile.C]  # the kernel's sandbox
+STUDENTS = [VICTIM] + [a.student for a in hostile.RACES + ESCAPES]
 OUTSIDE_FILES = {"root-only": 0o600, "plain": 0o644}
 WATCHED = ["grading/hidden.py", "model.py"]  # modes too: a chmod through a link
 
@@ -109,8 +120,11 @@ def graded(request):
     """The class graded through one lane, and what it left behind."""
     classroom.start_over()
     classroom.write_submission(VICTIM)
-    for attack in hostile.RACES:
-        hostile.write_attack(attack, ROOT)
+    listener = Listener()
+    for attack in hostile.RACES + ESCAPES:
+        hostile.write_attack(attack, ROOT, port=listener.port)
+    remove_canaries()
+    watcher = Watcher()
     outside = write_outside()
     watched = state(os.path.join(ROOT, p) for p in WATCHED)
     gradebook_mode = mode_of(classroom.SQLITE_GRADEBOOK)
@@ -121,8 +135,12 @@ def graded(request):
     LANES[request.param]()
     print(f"\n{request.param}: {len(STUDENTS)} submissions in {time.perf_counter() - start:.0f} s")
     left = hostile_processes()
-    time.sleep(3)  # a survivor would act now
+    time.sleep(6)  # a survivor would act now (h-out-late-child writes 5 s after its cell)
+    escaped = [p for p in canaries(ROOT) if not own_folder(p)] + watcher.stop()
+    listener.stop()
     yield {
+        "escaped": escaped,
+        "connections": list(listener.connections),
         "lane": request.param,
         "outside": (outside, state(outside)),
         "watched": (watched, state(watched)),
@@ -137,6 +155,14 @@ def graded(request):
         "submitted": submitted,
     }
     shutil.rmtree(hostile.OUTSIDE, ignore_errors=True)
+    remove_canaries()
+
+
+def test_no_canary_escapes_and_nothing_connects(graded):
+    """No canary outside its own student's folders (the course, /tmp, $HOME), no connection to
+    the loopback listener."""
+    assert graded["escaped"] == [], graded["lane"]
+    assert graded["connections"] == [], graded["lane"]
 
 
 def test_files_outside_the_submissions_are_unchanged(graded):
