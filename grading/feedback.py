@@ -12,7 +12,7 @@ import os
 import re
 import shutil
 
-from grader_config import ASSIGNMENT
+from grader_config import ASSIGNMENT, COURSE
 from grading.reference import ROOT
 
 MATHJAX = os.path.join(ROOT, ".venv", "mathjax")
@@ -67,6 +67,6 @@ def nbgrader_hook(assignment, student, notebooks):
         student_id = os.path.basename(
             os.path.dirname(os.path.dirname(os.path.abspath(notebooks[0])))
         )
-        folder = os.path.join(ROOT, "feedback", student_id, ASSIGNMENT)
+        folder = os.path.join(COURSE, "feedback", student_id, ASSIGNMENT)
         if copy_mathjax(folder):
             point_pages_at_copy(folder)
