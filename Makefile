@@ -126,6 +126,8 @@ grades: $(BIN)/.installed
 
 ## make demo: release, a simulated class (correct, empty, six classic mistakes, half-finished), grade, table
 ## PART=xslm: part two's class (correct, empty, its eight catalogued mistakes); table in grades-xslm.csv
+## all in demo/, a class folder of its own (demo/submitted/, demo/gradebook.db, demo/grades.csv):
+## the course's submissions and gradebook are never touched
 demo: system-demo $(BIN)/.installed $(VENV)/mathjax/MathJax.js
 	$(if $(filter 1,$(UNSAFE)),ATTENTION_UNSAFE_NO_SANDBOX=1) $(BIN)/python -m grading.classroom demo \
 		--part $(PART)
