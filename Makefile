@@ -160,6 +160,12 @@ bench-grading: system-grading $(BIN)/.installed
 sandbox: system-grading $(BIN)/.installed
 	$(BIN)/python -c "from grading import sandbox; sandbox.require(); print('sandbox works here')"
 
+## make clean: remove what is built (student editions, build/, site/, the demo's class in demo/);
+## a class (submissions, hand-ins, results, gradebook, tables) is kept unless FORCE=1
+CLASS_FILES := submitted downloaded exchange autograded judged feedback gradebook.db grades.csv \
+	grades-*.csv gradebook-export.csv intake.json
+KEPT = $(wildcard $(CLASS_FILES))
 clean:
-	rm -rf release release-* build site downloaded submitted autograded feedback judged exchange gradebook.db grades.csv grades-*.csv gradebook-export.csv \
-		intake.json .pytest_cache
+	rm -rf release release-* build site demo .pytest_cache
+	$(if $(filter 1,$(FORCE)),rm -rf $(CLASS_FILES),$(if $(KEPT),@echo "make clean kept the class: \
+		$(KEPT) (make clean FORCE=1 removes them too)"))
