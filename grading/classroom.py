@@ -413,6 +413,7 @@ def demo(assignment=ASSIGNMENT):
         return demo_in_its_folder(assignment)
     start = time.perf_counter()
     print(f"make demo: a simulated class in {os.path.relpath(DEMO, ROOT)}/, not the course's own")
+    shutil.rmtree(DEMO, ignore_errors=True)  # all of it is the last demo's: no table of it stays
     start_over()
     if assignment == ASSIGNMENT:
         demo_class()
