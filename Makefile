@@ -127,6 +127,8 @@ grades: $(BIN)/.installed
 
 ## make demo: release, a simulated class (correct, empty, six classic mistakes, half-finished), grade, table
 ## PART=xslm: part two's class (correct, empty, its eight catalogued mistakes); table in grades-xslm.csv
+## all in demo/, a class folder of its own (demo/submitted/, demo/gradebook.db, demo/grades.csv):
+## the course's submissions and gradebook are never touched
 demo: system-demo $(BIN)/.installed $(VENV)/mathjax/MathJax.js
 	$(if $(filter 1,$(UNSAFE)),ATTENTION_UNSAFE_NO_SANDBOX=1) $(BIN)/python -m grading.classroom demo \
 		--part $(PART)
@@ -159,6 +161,12 @@ bench-grading: system-grading $(BIN)/.installed
 sandbox: system-grading $(BIN)/.installed
 	$(BIN)/python -c "from grading import sandbox; sandbox.require(); print('sandbox works here')"
 
+## make clean: remove what is built (student editions, build/, site/, the demo's class in demo/);
+## a class (submissions, hand-ins, results, gradebook, tables) is kept unless FORCE=1
+CLASS_FILES := submitted downloaded exchange autograded judged feedback gradebook.db grades.csv \
+	grades-*.csv gradebook-export.csv intake.json
+KEPT = $(wildcard $(CLASS_FILES))
 clean:
-	rm -rf release release-* build site downloaded submitted autograded feedback judged exchange gradebook.db grades.csv grades-*.csv gradebook-export.csv \
-		intake.json .pytest_cache
+	rm -rf release release-* build site demo .pytest_cache
+	$(if $(filter 1,$(FORCE)),rm -rf $(CLASS_FILES),$(if $(KEPT),@echo "make clean kept the class: \
+		$(KEPT) (make clean FORCE=1 removes them too)"))

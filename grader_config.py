@@ -7,6 +7,9 @@ Layout nbgrader sees (paths relative to the repository root):
     gradebook.db                     the SQLite gradebook
     judged/<student>/*.json          the judge's verdicts and the problems found
                                      (grades.csv reads them)
+The class (submitted/ and everything below it) lives in COURSE: the repository root, or the folder
+ATTENTION_COURSE names. `make demo` grades its simulated class in demo/ that way, so it never
+touches a real class; the masters and the student edition stay in the repository.
 
 The assignment is named on the command line, as in nbgrader's docs: `nbgrader autograde attention`.
 Scores come from the judge (grading/judge.py) through the JudgeCells preprocessor, never from what
@@ -32,7 +35,8 @@ EXPORT_CSV = "gradebook-export.csv"  # `nbgrader export`; `make grades` writes g
 # The gradebook: SQLite beside this file, whose writers wait up to 5 minutes for each other (so
 # parallel grading never fails on a lock), or any SQLAlchemy URL in DB_URL, e.g. PostgreSQL:
 # DB_URL=postgresql+psycopg2://user@host:5432/gradebook (see README, "A large class").
-SQLITE_GRADEBOOK = os.path.join(ROOT, "gradebook.db")
+COURSE = os.path.abspath(os.environ.get("ATTENTION_COURSE") or ROOT)
+SQLITE_GRADEBOOK = os.path.join(COURSE, "gradebook.db")
 
 
 def db_url():
@@ -55,13 +59,16 @@ def configure(c):
 
     from grading.preprocess import JudgeCells, RepairCells, SandboxedExecute
 
-    c.CourseDirectory.root = ROOT
+    c.CourseDirectory.root = COURSE
     c.CourseDirectory.course_id = "attention-by-hand"
-    c.CourseDirectory.source_directory = SOURCE_DIR
+    # Relative to COURSE (nbgrader's root): "notebooks" and "release" when it is the repository,
+    # the repository's own folders from another class folder (the demo's).
+    c.CourseDirectory.source_directory = os.path.relpath(os.path.join(ROOT, SOURCE_DIR), COURSE)
+    c.CourseDirectory.release_directory = os.path.relpath(os.path.join(ROOT, "release"), COURSE)
     c.CourseDirectory.db_url = db_url()
     c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback"]
     c.Exchange.root = os.path.join(
-        ROOT, "exchange"
+        COURSE, "exchange"
     )  # nbgrader's release/collect folder, inside the course
     c.Autograde.exclude_overwriting = {ASSIGNMENT: LEARNER_FILES, "xslm": XSLM_LEARNER_FILES}
     c.Autograde.pre_convert_hook = "grading.intake.nbgrader_hook"

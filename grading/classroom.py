@@ -4,27 +4,32 @@ python -m grading.classroom autograde   # every student in submitted/, one at a 
 python -m grading.classroom feedback    # feedback HTML for every graded student
 python -m grading.classroom grades      # grades.csv: one row per student, one column per checkpoint
 python -m grading.classroom demo        # release, simulated class, autograde, feedback, grades
+                                        # (in demo/, a class folder of its own: see demo())
 """
 
 import csv
 import json
 import os
 import shutil
+import subprocess
 import sys
 import time
 
 import nbformat
 
-from grader_config import ASSIGNMENT, SQLITE_GRADEBOOK, db_url
+from grader_config import ASSIGNMENT, COURSE, SQLITE_GRADEBOOK, db_url
 from grading import course, farm, intake, masters, sandbox
 from grading.masters import notebooks
 from grading.mistakes import BUGGY
 from grading.reference import ROOT, load_source_module
 
-SUBMITTED = os.path.join(ROOT, "submitted")
-AUTOGRADED = os.path.join(ROOT, "autograded")
-GRADES_CSV = os.path.join(ROOT, "grades.csv")
+SUBMITTED = os.path.join(COURSE, "submitted")
+AUTOGRADED = os.path.join(COURSE, "autograded")
+GRADES_CSV = os.path.join(COURSE, "grades.csv")
 JUDGED = intake.JUDGED  # the judge's records and the intake's findings
+# make demo's class folder (git-ignored): its own submitted/, gradebook.db, grades.csv ..., so a
+# demo never deletes or grades a real class, whatever the course folder holds.
+DEMO = os.path.join(ROOT, "demo")
 
 # The demo class: a student id, then what their submission contains.
 DEMO_MISTAKES = {
@@ -141,8 +146,9 @@ def diagnoses_of(student, assignment=ASSIGNMENT):
 def feedback(assignment=ASSIGNMENT):
     """Generate feedback HTML for every graded student; print where it is, or nbgrader's error."""
     done = course.nbgrader("generate_feedback", assignment, "--force")
+    where = os.path.relpath(os.path.join(COURSE, "feedback"), ROOT)
     print(
-        f"feedback in feedback/<student>/{assignment}/"
+        f"feedback in {where}/<student>/{assignment}/"
         if done.returncode == 0
         else done.stderr[-2000:]
     )
@@ -177,7 +183,7 @@ def cell_scores():
 def grades(path=None, assignment=ASSIGNMENT):
     """Write grades.csv (grades-xslm.csv for part two: a row per student, a column per graded
     cell), print a summary; the rows."""
-    path = path or (GRADES_CSV if assignment == ASSIGNMENT else grades_file(assignment))
+    path = path or table_file(assignment)
     rows = grade_table(assignment)
     columns = sorted({gid for _, scores, _, _, _ in rows for gid in scores})
     with open(path, "w", newline="") as f:
@@ -200,6 +206,27 @@ def grades(path=None, assignment=ASSIGNMENT):
 def grades_file(assignment):
     """grades-<assignment>.csv beside grades.csv: part two's table."""
     return os.path.join(os.path.dirname(GRADES_CSV), f"grades-{assignment}.csv")
+
+
+def table_file(assignment=ASSIGNMENT):
+    """The table make grades writes for an assignment: grades.csv, or grades-xslm.csv."""
+    return GRADES_CSV if assignment == ASSIGNMENT else grades_file(assignment)
+
+
+def read_grades(path):
+    """The rows grades() returned, read back from the table it wrote (a column the gradebook had
+    no score for reads 0, as the table writes it)."""
+    with open(path, newline="") as f:
+        reader = csv.reader(f)
+        header = next(reader)
+        columns = header[1:-4]  # between student and total, max, diagnosis, problems
+        rows = []
+        for line in reader:
+            cells = dict(zip(header, line))
+            scores = {c: float(cells[c]) for c in columns}
+            total, top = float(cells["total"]), float(cells["max"])
+            rows.append((cells["student"], scores, total, top, cells["diagnosis"].split()))
+    return rows
 
 
 def defined_step(source):
@@ -308,11 +335,15 @@ def write_outputs(dest, model_path):
 
 
 def start_over():
-    """A clean slate: no submissions, results or SQLite gradebook; the release registered anew."""
-    for stale in (SUBMITTED, AUTOGRADED, JUDGED, os.path.join(ROOT, "feedback")):
+    """A clean slate: no submissions, results or SQLite gradebook; the release registered anew.
+
+    It clears the class folder of this process (COURSE): the demo calls it only in demo/.
+    """
+    for stale in (SUBMITTED, AUTOGRADED, JUDGED, os.path.join(COURSE, "feedback")):
         shutil.rmtree(stale, ignore_errors=True)
     if os.path.exists(SQLITE_GRADEBOOK):
         os.remove(SQLITE_GRADEBOOK)
+    os.makedirs(COURSE, exist_ok=True)  # nbgrader finds the masters from it (demo/../notebooks)
     course.release()
 
 
@@ -332,7 +363,7 @@ def demo_class():
     made["half-finished"] = "steps 1-4 only"
     name_students(made)
     for k, (student, what) in enumerate(made.items(), 1):
-        print(f"[{k}/{len(made)}] submitted/{student}: {what}")
+        print(f"[{k}/{len(made)}] {os.path.relpath(SUBMITTED, ROOT)}/{student}: {what}")
     return made
 
 
@@ -351,7 +382,7 @@ def demo_class_xslm():
         made[student] = mistake
     name_students(made)
     for k, (student, what) in enumerate(made.items(), 1):
-        print(f"[{k}/{len(made)}] submitted/{student}: {what}")
+        print(f"[{k}/{len(made)}] {os.path.relpath(SUBMITTED, ROOT)}/{student}: {what}")
     return made
 
 
@@ -373,11 +404,16 @@ def name_students(made):
 
 
 def demo(assignment=ASSIGNMENT):
-    """make demo from scratch: clear old results, demo class, autograde, feedback, grades.
+    """make demo from scratch in demo/: its old class cleared, the demo class, graded, tabled.
 
-    With assignment="xslm" (make demo PART=xslm): part two's class instead.
+    With assignment="xslm" (make demo PART=xslm): part two's class instead. The rows of its table.
+    The course's own class (submitted/, gradebook.db, DB_URL's gradebook ...) is never touched.
     """
+    if COURSE != DEMO:
+        return demo_in_its_folder(assignment)
     start = time.perf_counter()
+    print(f"make demo: a simulated class in {os.path.relpath(DEMO, ROOT)}/, not the course's own")
+    shutil.rmtree(DEMO, ignore_errors=True)  # all of it is the last demo's: no table of it stays
     start_over()
     if assignment == ASSIGNMENT:
         demo_class()
@@ -387,8 +423,29 @@ def demo(assignment=ASSIGNMENT):
     autograde(assignment=assignment)
     feedback(assignment)
     rows = grades(assignment=assignment)
-    print(f"make demo: {time.perf_counter() - start:.0f} s")
+    where = os.path.relpath(DEMO, ROOT)
+    print(
+        f"make demo: {time.perf_counter() - start:.0f} s; its class is in {where}/submitted/, "
+        f"graded in {where}/gradebook.db, its table {os.path.relpath(table_file(assignment), ROOT)}"
+    )
     return rows
+
+
+def demo_in_its_folder(assignment=ASSIGNMENT):
+    """Run the demo in a process whose class folder is demo/; the rows of the table it wrote.
+
+    Every path of the class is fixed when the grading modules are imported, and nbgrader and the
+    grading servers are processes of their own: starting one with ATTENTION_COURSE=demo/ is what
+    makes all of them see the demo's class and none of them the course's.
+    """
+    env = dict(course.tool_environment(), ATTENTION_COURSE=DEMO)
+    env.pop("DB_URL", None)  # the demo's gradebook is its own SQLite file, not the course's server
+    command = [sys.executable, "-m", "grading.classroom", "demo", "--part", assignment]
+    done = subprocess.run(command, cwd=ROOT, env=env)
+    if done.returncode != 0:
+        raise SystemExit(f"make demo failed (exit {done.returncode}); its output is above")
+    name = os.path.basename(table_file(assignment))
+    return read_grades(os.path.join(DEMO, name))
 
 
 def main(argv):

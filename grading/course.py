@@ -15,7 +15,7 @@ import sys
 import nbformat
 
 from checkpoints.i18n import DEFAULT as ENGLISH
-from grader_config import ASSIGNMENT
+from grader_config import ASSIGNMENT, COURSE
 from grading.masters import PARTS, SOURCE, install_package, notebooks
 from grading.reference import ROOT
 
@@ -84,11 +84,13 @@ def release(edition=ENGLISH, assignment=ASSIGNMENT):
     print(f"generating the {edition} student edition of {assignment}: {count} notebooks ...")
     flags = []
     if edition != ENGLISH:
-        source = os.path.relpath(editions.build(edition, assignment), ROOT)
+        # nbgrader reads these relative to its root, the class folder (COURSE)
+        source = os.path.relpath(editions.build(edition, assignment), COURSE)
+        released = os.path.relpath(os.path.join(ROOT, f"release-{edition}"), COURSE)
         flags = [
             "--no-db",
             f"--CourseDirectory.source_directory={source}",
-            f"--CourseDirectory.release_directory=release-{edition}",
+            f"--CourseDirectory.release_directory={released}",
         ]
     done = nbgrader("generate_assignment", assignment, "--force", *flags, edition=edition)
     if done.returncode != 0:

@@ -28,12 +28,12 @@ import threading
 import time
 from dataclasses import dataclass
 
-from grader_config import ASSIGNMENT
+from grader_config import ASSIGNMENT, COURSE
 from grading import course, warm_kernels
 from grading.intake import JUDGED
 from grading.reference import ROOT
 
-SUBMITTED = os.path.join(ROOT, "submitted")
+SUBMITTED = os.path.join(COURSE, "submitted")
 ATTEMPTS = 2  # a submission whose server died is tried once more, then reported
 SUBMISSION_SECONDS = 900  # one submission takes about 10 s; a server silent this long is stuck
 

@@ -13,6 +13,7 @@ import re
 import shutil
 import stat
 
+from grader_config import COURSE
 from grading.reference import ROOT
 
 MATHJAX = os.path.join(ROOT, ".venv", "mathjax")
@@ -80,7 +81,7 @@ def nbgrader_hook(assignment, student, notebooks):
     if notebooks:
         source = os.path.dirname(os.path.abspath(notebooks[0]))  # autograded/<student>/<part>
         student_id, part = os.path.basename(os.path.dirname(source)), os.path.basename(source)
-        folder = os.path.join(ROOT, "feedback", student_id, part)
+        folder = os.path.join(COURSE, "feedback", student_id, part)
         if not os.path.isdir(folder):
             return
         keep_only_pages(folder)

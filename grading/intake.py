@@ -21,11 +21,10 @@ import stat
 
 import nbformat
 
-from grader_config import ASSIGNMENT
+from grader_config import ASSIGNMENT, COURSE
 from grading.masters import PARTS, install_package, notebooks
-from grading.reference import ROOT
 
-JUDGED = os.path.join(ROOT, "judged")
+JUDGED = os.path.join(COURSE, "judged")
 
 
 def grade_ids(book):

@@ -23,12 +23,12 @@ from nbgrader.preprocessors import Execute, NbGraderPreprocessor
 from traitlets import Bool
 
 from checkpoints import i18n
-from grader_config import ASSIGNMENT, SOURCE_DIR
+from grader_config import ASSIGNMENT, COURSE, SOURCE_DIR
 from grading import cgroups, judge, sandbox, warm_kernels, xslm_judge
 from grading.intake import JUDGED
 from grading.reference import ROOT
 
-SUBMITTED = os.path.join(ROOT, "submitted")
+SUBMITTED = os.path.join(COURSE, "submitted")
 
 
 def record_path(student, notebook):

@@ -1,7 +1,9 @@
 """Shared by the step tests: seeded inputs, and comparing nested lists of floats to a tolerance."""
 
 import math
+import os
 import random
+import shutil
 
 from grading.hidden import random_mask  # noqa: F401 (one mask generator for grader and tests)
 
@@ -72,3 +74,71 @@ def assert_hidden_judge_passes(name, module):
     assert total > 0 and failures == [], (
         f"{len(failures)} of {total} hidden cases fail: {failures[:3]}"
     )
+
+
+# ── the course's own class, for the tests that a demo or make clean leaves it alone ──
+# (nbgrader and grading are imported inside: the step tests import this module without them)
+
+REAL_STUDENT = "real-learner"  # a learner of the course's class, never one of the demo's
+CLASS_FOLDERS = ("submitted", "autograded", "judged", "feedback")
+CLASS_FILES = ("gradebook.db", "grades.csv", "grades-xslm.csv")
+
+
+def class_files(root):
+    """{path relative to root: bytes} of a course's class: its submissions, results, gradebook
+    and tables, as they are on disk."""
+    files = {}
+    for name in CLASS_FOLDERS:
+        for here, _, names in os.walk(os.path.join(root, name)):
+            for file in names:
+                path = os.path.join(here, file)
+                with open(path, "rb") as f:
+                    files[os.path.relpath(path, root)] = f.read()
+    for name in CLASS_FILES:
+        if os.path.exists(os.path.join(root, name)):
+            with open(os.path.join(root, name), "rb") as f:
+                files[name] = f.read()
+    return files
+
+
+def gradebook_students(path):
+    """The student ids of the SQLite gradebook at path."""
+    from nbgrader.api import Gradebook
+
+    with Gradebook(f"sqlite:///{path}") as gb:
+        return {s.id for s in gb.students}
+
+
+def write_real_class():
+    """The course's own class as a real one is: REAL_STUDENT's part-one submission in
+    submitted/, what grading left in autograded/, judged/ and feedback/, and the gradebook naming
+    them (the release registered in it)."""
+    from nbgrader.api import Gradebook
+
+    from grader_config import db_url
+    from grading import classroom, course
+
+    course.release()
+    classroom.write_submission(REAL_STUDENT, steps=3)
+    classroom.save_failure(REAL_STUDENT, [])  # judged/<student>/nbgrader.json, as grading writes
+    for folder in ("autograded", "feedback"):  # what grading and feedback left of them
+        made = os.path.join(classroom.COURSE, folder, REAL_STUDENT, "attention")
+        os.makedirs(made, exist_ok=True)
+        with open(os.path.join(made, "01-softmax.html"), "w", encoding="utf-8") as f:
+            f.write(f"<p>{folder} of {REAL_STUDENT}</p>\n")
+    with Gradebook(db_url()) as gb:
+        gb.update_or_create_student(REAL_STUDENT, first_name="Real", last_name="Learner")
+
+
+def remove_real_class():
+    """Take REAL_STUDENT out of the course again (folder and gradebook)."""
+    from nbgrader.api import Gradebook
+
+    from grader_config import db_url
+    from grading import classroom
+
+    for folder in CLASS_FOLDERS:
+        shutil.rmtree(os.path.join(classroom.COURSE, folder, REAL_STUDENT), ignore_errors=True)
+    with Gradebook(db_url()) as gb:
+        if REAL_STUDENT in {s.id for s in gb.students}:
+            gb.remove_student(REAL_STUDENT)

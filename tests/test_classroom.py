@@ -1,5 +1,5 @@
 """Issue 3: the demo class through release → submit → autograde → feedback → export,
-scores derived per mistake.
+scores derived per mistake; issue 21: all of it in demo/, the course's own class untouched.
 """
 
 import csv
@@ -11,16 +11,46 @@ from checkpoints.catalogue import BY_NAME
 from checkpoints.modelfile import step_number
 from grading import classroom
 from grading.reference import ROOT
+from tests.helpers import (
+    REAL_STUDENT,
+    class_files,
+    gradebook_students,
+    remove_real_class,
+    write_real_class,
+)
 from tests.test_release import reference_body_lines
 
 pytestmark = pytest.mark.nbgrader
 
 
 @pytest.fixture(scope="module")
-def table():
+def real_class():
+    """The course holds a real class (a learner's submission, a gradebook naming them) while the
+    demo runs: {path: bytes} of it and the gradebook's students, before the demo."""
+    write_real_class()
+    yield class_files(ROOT), gradebook_students(os.path.join(ROOT, "gradebook.db"))
+    remove_real_class()
+
+
+@pytest.fixture(scope="module")
+def table(real_class):
     classroom.demo()
-    with open(classroom.GRADES_CSV) as f:
+    with open(os.path.join(classroom.DEMO, "grades.csv")) as f:
         return {row["student"]: row for row in csv.DictReader(f)}
+
+
+def test_demo_leaves_the_course_class_alone(real_class, table):
+    """make demo grades its class in demo/: the course's submissions, results, gradebook and
+    tables are byte for byte as they were, and no demo student is in the course's gradebook."""
+    files, students = real_class
+    assert REAL_STUDENT in students and f"submitted/{REAL_STUDENT}/attention/model.py" in files
+    after = class_files(ROOT)
+    changed = sorted(p for p in files.keys() | after.keys() if files.get(p) != after.get(p))
+    assert changed == []
+    assert gradebook_students(os.path.join(ROOT, "gradebook.db")) == students
+    assert REAL_STUDENT not in table
+    demo_students = gradebook_students(os.path.join(classroom.DEMO, "gradebook.db"))
+    assert demo_students == set(table) and REAL_STUDENT not in demo_students
 
 
 # Without the √d_k division the √d experiment measures nothing: its artifact fails too.
@@ -67,7 +97,7 @@ def test_feedback_shows_results_but_no_reference(table):
     """The feedback HTML carries the diagnosis and hints,
     and no line of the reference implementation.
     """
-    path = os.path.join(ROOT, "feedback", "no-sqrt-d", "attention", "02-attention.html")
+    path = os.path.join(classroom.DEMO, "feedback", "no-sqrt-d", "attention", "02-attention.html")
     text = open(path, encoding="utf-8").read()
     assert "looks like: no √d_k scaling" in text
     import html
@@ -80,6 +110,6 @@ def test_demo_students_have_names_in_the_gradebook(table):
     """The formgrader lists people: every demo student has a first and a last name."""
     from nbgrader.api import Gradebook
 
-    with Gradebook(f"sqlite:///{os.path.join(ROOT, 'gradebook.db')}") as gb:
+    with Gradebook(f"sqlite:///{os.path.join(classroom.DEMO, 'gradebook.db')}") as gb:
         named = {s.id: (s.first_name, s.last_name) for s in gb.students}
     assert all(named[student][0] and named[student][1] for student in table)

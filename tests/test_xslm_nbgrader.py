@@ -2,6 +2,7 @@
 with no solution, and plain `nbgrader autograde xslm` scores a correct learner in full and a
 learner with one engine mistake only where that mistake is (isolation), through the judge."""
 
+import csv
 import json
 import os
 import re
@@ -13,6 +14,7 @@ import pytest
 from grading import classroom, course, masters
 from grading.reference import ROOT
 from grading.xslm_judge import CELLS
+from tests.helpers import class_files, gradebook_students, remove_real_class, write_real_class
 
 pytestmark = [pytest.mark.nbgrader, pytest.mark.xslm]
 LEARNERS = {"xslm-correct": None, "xslm-overwrites": "engine.overwrite_gradients"}
@@ -174,10 +176,30 @@ def test_a_learner_runs_part_two_in_the_korean_workspace(tmp_path, monkeypatch):
 
 def test_make_demo_part_two():
     """`make demo PART=xslm`: the correct learner scores 29 of 29, the empty one 0, and each
-    catalogued mistake loses points and is named in grades-xslm.csv (runs last: it starts over)."""
+    catalogued mistake loses points and is named in grades-xslm.csv. Run twice over a course whose
+    own class holds a part-one learner: the second run starts demo/ over, and the course's class
+    (once deleted by this very command) is byte for byte as it was."""
     from xslm.mistakes import MISTAKES
 
-    rows = {row[0]: row for row in classroom.demo("xslm")}
+    write_real_class()
+    try:
+        before = class_files(ROOT), gradebook_students(os.path.join(ROOT, "gradebook.db"))
+        classroom.demo("xslm")
+        with open(os.path.join(classroom.DEMO, "grades.csv"), "w") as f:
+            f.write("student,total\nstale,39.0\n")  # part one's table, from an earlier demo
+        rows = {row[0]: row for row in classroom.demo("xslm")}
+        assert not os.path.exists(os.path.join(classroom.DEMO, "grades.csv"))
+        assert (class_files(ROOT), gradebook_students(os.path.join(ROOT, "gradebook.db"))) == before
+    finally:
+        remove_real_class()
+    everyone = {"xslm-correct", "xslm-empty"} | {
+        "xslm-" + m.split(".")[1].replace("_", "-") for m in MISTAKES
+    }
+    assert set(rows) == everyone
+    assert gradebook_students(os.path.join(classroom.DEMO, "gradebook.db")) == everyone
+    with open(os.path.join(classroom.DEMO, "grades-xslm.csv"), newline="", encoding="utf-8") as f:
+        tabled = [row[0] for row in csv.reader(f)][1:]
+    assert sorted(tabled) == sorted(everyone)  # one row each, none twice
     assert rows["xslm-correct"][2:4] == (29.0, 29.0)
     assert rows["xslm-empty"][2] == 0.0
     for mistake in MISTAKES:
