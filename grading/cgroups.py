@@ -15,7 +15,8 @@ import signal
 import time
 import uuid
 
-ROOTS = ("/sys/fs/cgroup/freezer", "/sys/fs/cgroup/pids")
+ROOTS = ("/sys/fs/cgroup/freezer", "/sys/fs/cgroup/pids", "/sys/fs/cgroup/memory")
+MEMORY_BYTES = 3 << 30  # all a sandbox's processes and the tmpfs pages they write, together
 PARENT = "attention-grading"  # every group of this course, under each root
 SECONDS = 10  # a freeze or an end takes milliseconds; this long means the machine is broken
 
@@ -33,6 +34,7 @@ class Group:
         for folder in self.folders:
             os.makedirs(folder, mode=0o755)
         self.write("pids", "pids.max", str(processes))
+        self.write("memory", "memory.limit_in_bytes", str(MEMORY_BYTES))
 
     @staticmethod
     def available():
@@ -56,7 +58,7 @@ class Group:
     def join_command(self):
         """A prefix that puts the command it runs into this group first (then execs it)."""
         procs = [os.path.join(folder, "cgroup.procs") for folder in self.folders]
-        script = 'echo $$ > "$1" && echo $$ > "$2" && shift 2 && exec "$@"'
+        script = 'for f in "$1" "$2" "$3"; do echo $$ > "$f" || exit 125; done; shift 3; exec "$@"'
         return ["/bin/sh", "-c", script, "join", *procs]
 
     def members(self):
@@ -74,21 +76,34 @@ class Group:
             time.sleep(0.005)
 
     def end(self, keep=()):
-        """Kill every member not in keep (host pids) and confirm that only keep is left."""
-        self.set_state("FROZEN")
+        """Kill every member not in keep (host pids) and confirm that only keep is left.
+
+        The freeze is what makes one pass enough (a frozen process cannot fork); a process can
+        hold the freeze off (asleep in userfaultfd, say), so the killing goes on without it, in
+        passes until nothing but keep is left.
+        """
         try:
-            for pid in self.members() - set(keep):
-                try:
-                    os.kill(pid, signal.SIGKILL)  # frozen: it dies as it thaws, before any fork
-                except ProcessLookupError:
-                    pass
+            self.set_state("FROZEN")
+        except GroupStuck:
+            pass  # FREEZING: the killing below still lands, and a killed process stops forking
+        try:
+            self.kill_all_but(keep)
         finally:
             self.set_state("THAWED")
         deadline = time.monotonic() + SECONDS
         while self.members() - set(keep):
             if time.monotonic() > deadline:
                 raise GroupStuck("a sandbox's processes did not end")
+            self.kill_all_but(keep)  # one forked before its parent's SIGKILL landed
             time.sleep(0.005)
+
+    def kill_all_but(self, keep):
+        """SIGKILL every member not in keep (a frozen one dies as it thaws, before any fork)."""
+        for pid in self.members() - set(keep):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
 
     def remove(self):
         """End every member and remove the group."""

@@ -8,6 +8,7 @@ line on stdin:
      "handed_in": "copy-…", "keep": ["/tmp/attn-warm-…", …]}              ->  {"pid": 12}
     {"op": "poll", "pid": 12}                                   ->  {"status": null | exit code}
     {"op": "signal", "pid": 12, "signal": 9}                    ->  {"sent": true | false}
+    {"op": "reap"}                                              ->  {"reaped": 3}
 
 A spawned kernel is what `python -m ipykernel_launcher <argv>` would be, started by fork after the
 imports instead of from scratch: its own session and process group, stdin and stdout on /dev/null
@@ -26,6 +27,7 @@ import traceback
 if sys.path and sys.path[0] in ("", os.getcwd()):
     del sys.path[0]  # as ipykernel_launcher does: no learner's file shadows what the kernel loads
 
+import ctypes  # noqa: E402
 import importlib  # noqa: E402
 import random  # noqa: E402
 import shutil  # noqa: E402
@@ -49,16 +51,31 @@ WORKDIR, HANDED_IN = "/submission", "/handed-in"  # as grading.sandbox binds the
 SCRATCH = ("/tmp", "/var/tmp", "/dev/shm", WORKDIR)
 
 
+def set_dumpable(flag):
+    """prctl(PR_SET_DUMPABLE): 0 and no process of this uid can ptrace or read this one."""
+    ctypes.CDLL(None, use_errno=True).prctl(4, int(flag), 0, 0, 0)
+
+
+def leftovers(keep):
+    """What the scratch folders hold but for bound folders in keep and the folders to them."""
+    return [
+        os.path.join(folder, name)
+        for folder in SCRATCH
+        for name in os.listdir(folder)
+        if not any(
+            k == os.path.join(folder, name) or k.startswith(os.path.join(folder, name) + "/")
+            for k in keep
+        )  # fmt: skip
+    ]
+
+
 def wipe(keep):
-    """Empty the scratch folders, but for bound folders in keep and the folders leading to them."""
-    for folder in SCRATCH:
-        for name in os.listdir(folder):
-            path = os.path.join(folder, name)
-            if not any(k == path or k.startswith(path + "/") for k in keep):
-                try:
-                    remove(path)
-                except OSError:
-                    pass  # what stays is this submission's own; the copy below still lands
+    """Empty the scratch folders (but for keep); what a kernel left there may resist."""
+    for path in leftovers(keep):
+        try:
+            remove(path)
+        except OSError:
+            pass  # checked below: a folder that will not empty ends this sandbox
 
 
 def remove(path):
@@ -83,11 +100,11 @@ def fill(handed_in):
     os.chdir(WORKDIR)
 
 
-def become_kernel(argv, env, handed_in, keep):
+def become_kernel(argv, env, handed_in):
     """In the forked child: a fresh folder, detached from the forker's pipes, then the kernel."""
     code = 1
     try:
-        wipe(keep)
+        set_dumpable(1)  # a kernel, as one started from scratch (the forker itself is not)
         fill(handed_in)
         os.setsid()
         os.environ.update(env)
@@ -108,10 +125,22 @@ def become_kernel(argv, env, handed_in, keep):
 
 
 def spawn(argv, env, handed_in, keep):
-    """Fork one kernel; its pid as this sandbox sees it."""
+    """Fork one kernel; its pid as this sandbox sees it.
+
+    First the scratch folders are emptied (every process of the previous kernel has been ended by
+    then). If anything stays (a tree too deep, names too long), no kernel is forked: the grading
+    server then starts one from scratch, in a new sandbox, as it does for any forker that fails.
+    """
+    try:
+        wipe(keep)
+        left = leftovers(keep)
+    except BaseException as err:  # RecursionError on a deep tree, too
+        return {"error": f"the scratch folders could not be emptied ({type(err).__name__})"}
+    if left:
+        return {"error": f"the scratch folders could not be emptied ({len(left)} left)"}
     pid = os.fork()
     if pid == 0:
-        become_kernel(argv, env, handed_in, keep)
+        become_kernel(argv, env, handed_in)
     return {"pid": pid}
 
 
@@ -124,6 +153,20 @@ def poll(pid):
     if done == 0:
         return {"status": None}
     return {"status": os.waitstatus_to_exitcode(status)}
+
+
+def reap():
+    """Collect every child that has ended (a kernel can make processes the forker's children)."""
+    count = 0
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            break
+        if pid == 0:
+            break
+        count += 1
+    return {"reaped": count}
 
 
 def send(pid, number):
@@ -148,17 +191,21 @@ def answer(request):
         return poll(int(request["pid"]))
     if op == "signal":
         return send(int(request["pid"]), int(request["signal"]))
+    if op == "reap":
+        return reap()
     return {"error": f"unknown op {op!r}"}
 
 
 def serve(requests, replies):
-    """Answer requests until the grading server closes the pipe."""
+    """Answer requests until the grading server closes the pipe (not dumpable: a kernel of this
+    uid can neither ptrace this process nor read its memory)."""
+    set_dumpable(0)
     replies.write(json.dumps({"ready": os.getpid()}) + "\n")
     replies.flush()
     for line in requests:
         try:
             reply = answer(json.loads(line))
-        except (ValueError, KeyError, TypeError) as err:
+        except (ValueError, KeyError, TypeError, OSError) as err:  # OSError: fork at the limit
             reply = {"error": f"{type(err).__name__}: {err}"}
         replies.write(json.dumps(reply) + "\n")
         replies.flush()

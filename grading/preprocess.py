@@ -225,9 +225,12 @@ class SandboxedKernelManager(AsyncKernelManager):
 
     def end_sandbox(self):
         """End every process this kernel started and confirm it (its cgroup, or its forker's)."""
-        if self.group is not None:
-            self.group.remove()
-            self.group = None
+        group, self.group = self.group, None
+        if group is not None:
+            try:
+                group.remove()
+            except (OSError, cgroups.GroupStuck) as stuck:  # said; never the submission's loss
+                self.log.warning("a kernel's processes did not end: %s", stuck)
         if self.forker is not None:
             self.forker.end_learners()
 

@@ -51,6 +51,10 @@ SANDBOX_UIDS = range(61000, 65000)  # unprivileged uids no account uses; one per
 UID_CLAIMS = "/run/attention-sandbox-uids"  # root's: sandbox uids are used only as root
 
 
+class SandboxTampered(RuntimeError):
+    """Something in a sandbox's socket folder is not what a kernel makes there (a link, say)."""
+
+
 class SandboxUnavailable(RuntimeError):
     """bubblewrap is missing or cannot create its namespaces here; the message says why."""
 
@@ -128,7 +132,9 @@ def package_folders():
     found = {sysconfig.get_paths(vars={"base": sys.base_prefix, "platbase": sys.base_prefix})[k]
              for k in ("purelib", "platlib")}  # fmt: skip
     for pattern in ("/usr/lib/python3*/*-packages", "/usr/local/lib/python3*/*-packages",
-                    "/usr/lib/python3/dist-packages"):  # fmt: skip
+                    "/usr/lib/python3/dist-packages", "/usr/share/python-wheels",
+                    "/usr/lib/python3*/ensurepip/_bundled",  # pip's wheel is importable code
+                    sys.base_prefix + "/lib/python3*/ensurepip/_bundled"):  # fmt: skip
         found.update(glob.glob(pattern))
     moved = {base_inside() + f[len(sys.base_prefix):] if f.startswith(sys.base_prefix + "/") else f
              for f in found if os.path.isdir(f)}  # fmt: skip
@@ -412,6 +418,10 @@ def seal(folder):
     if as_root() and not unsafe():
         os.chown(folder, os.getuid(), os.getgid(), follow_symlinks=False)
         os.chmod(folder, 0o711, follow_symlinks=False)
+        for name in os.listdir(folder):  # what the kernel made before the seal: sockets, and
+            mode = os.lstat(os.path.join(folder, name)).st_mode  # the connection file
+            if not (stat.S_ISSOCK(mode) or stat.S_ISREG(mode)):
+                raise SandboxTampered(f"the kernel's socket folder held {name!r}, not a socket")
 
 
 def private_folder(prefix):
@@ -428,8 +438,18 @@ def end(process, group=None):
     with it. The group (grading.cgroups) makes that certain: every member is frozen, killed and
     counted gone, double forks and setsid included, before this returns.
     """
-    if group is not None:
-        group.remove()
+    try:
+        end_process(process)
+    finally:
+        if group is not None:
+            try:
+                group.remove()
+            except (OSError, RuntimeError) as stuck:  # cgroups.GroupStuck: said, never fatal
+                print(f"warning: a sandbox's processes did not end: {stuck}", file=sys.stderr)
+
+
+def end_process(process):
+    """Kill a sandbox's first process (its group, if it leads one) and close its pipes."""
     if process.poll() is None:
         try:
             os.killpg(process.pid, signal.SIGKILL)

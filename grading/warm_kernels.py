@@ -68,10 +68,13 @@ class Forker:
         self.pending = b""
         self.kernels = 0
         try:
-            self.inner_pid = self.expect(self.read_reply(), "ready")
+            self.expect(self.read_reply(), "ready")
         except ForkerGone:
             self.remove_folders()
             raise
+        # Before any learner code: bubblewrap (outside, and its init inside) and the forker are
+        # all the group holds. Exact host pids, so nothing a kernel starts can pass for one.
+        self.own = self.group.members() if self.group is not None else set()
 
     def read_reply(self):
         """The next line the forker writes, as JSON; ForkerGone after REPLY_SECONDS or on junk."""
@@ -131,29 +134,17 @@ class Forker:
     def end_learners(self):
         """End every process the kernels started, and confirm it; the forker stays.
 
-        Kept: bubblewrap (outside and its init inside) and the forker, known by their pids in
-        the sandbox's namespace. Without a cgroup the whole sandbox ends instead.
+        Kept: bubblewrap (outside and its init inside) and the forker, by the host pids the group
+        held when the forker said it was ready. Without a cgroup the whole sandbox ends instead.
         """
         if self.group is None or self.process.poll() is not None:
             self.stop()
             return
         try:
-            self.group.end(keep=self.own_processes())
-        except (cgroups.GroupStuck, OSError):
+            self.group.end(keep=self.own)
+            self.ask("reaped", op="reap")  # zombies a kernel made the forker's children
+        except (cgroups.GroupStuck, OSError, ForkerGone):
             self.stop()
-
-    def own_processes(self):
-        """Host pids of bubblewrap and the forker (the forker's pid inside is known from ready)."""
-        keep = {self.process.pid}
-        for pid in self.group.members():
-            try:
-                with open(f"/proc/{pid}/status") as f:
-                    line = next(li for li in f if li.startswith("NSpid:"))
-            except (OSError, StopIteration):
-                continue
-            if line.split()[-1] in ("1", str(self.inner_pid)):
-                keep.add(pid)
-        return keep
 
     def fail(self, why):
         """End the sandbox and say why (the folders stay: a cold kernel may use them now)."""

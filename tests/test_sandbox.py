@@ -383,3 +383,28 @@ def test_two_grading_processes_never_share_a_sandbox_uid():
     ).stdout  # fmt: skip
     assert int(theirs) != mine
     assert int(theirs) in sandbox.SANDBOX_UIDS
+
+
+@pytest.mark.skipif(not cgroups.Group.available(), reason="cgroups need root and cgroup v1")
+def test_a_group_that_will_not_freeze_is_ended_all_the_same(monkeypatch):
+    """A process can hold the freezer off (asleep in userfaultfd): the members are killed anyway,
+    in passes, and the end is still confirmed."""
+    group = cgroups.new_group(sandbox.PROCESSES)
+    process = subprocess.Popen(
+        sandbox.wrap([sys.executable, "-I", "-S", "-c", DETACHED], group=group),
+        start_new_session=True,
+    )
+    deadline = time.monotonic() + 30
+    while len(group.members()) < 4 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    members = group.members()
+    real = cgroups.Group.set_state
+
+    def stuck(self, state):
+        if state == "FROZEN":
+            raise cgroups.GroupStuck("held off")
+        real(self, state)
+
+    monkeypatch.setattr(cgroups.Group, "set_state", stuck)
+    sandbox.end(process, group)
+    assert [pid for pid in members if alive(pid)] == []

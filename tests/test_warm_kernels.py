@@ -150,3 +150,44 @@ def test_a_cell_past_its_timeout_ends_the_notebook_as_in_a_cold_kernel(folder):
     warm, cold = timed(True), timed(False)
     assert warm == cold
     assert "CellTimeoutError" in warm[1][0]
+
+
+def test_a_process_in_a_namespace_of_its_own_is_ended_with_its_kernel(folder):
+    """A kernel's child in a nested user and pid namespace (it is pid 1 there, as bubblewrap's
+    init is in the sandbox) does not pass for the forker or bubblewrap: it ends with the kernel."""
+    printed, _ = run(
+        folder,
+        "import subprocess, time\n"
+        "subprocess.Popen(['unshare', '-Upf', 'sleep', '600'])\n"
+        "time.sleep(1); print('started')",
+    )
+    assert printed == ["started"]
+    forker = forker_of(folder)
+    if forker.group is not None:  # as root: the group holds only what it held at ready
+        assert forker.group.members() == forker.own
+
+
+def test_a_kernel_cannot_ptrace_its_forker(folder):
+    """PTRACE_ATTACH on the forker fails: it is not dumpable (no Yama needed)."""
+    printed, _ = run(
+        folder,
+        "import ctypes, os\n"
+        "libc = ctypes.CDLL(None, use_errno=True)\n"
+        "print(libc.ptrace(16, os.getppid(), None, None), ctypes.get_errno() != 0)",
+    )
+    assert printed == ["-1 True"]
+
+
+def test_a_tree_the_wipe_cannot_remove_costs_only_the_speed_up(folder):
+    """A folder chain deeper than the wipe can walk: the next notebook still runs, from scratch
+    in a sandbox of its own, and sees nothing of it."""
+    run(
+        folder,
+        "import os\n"
+        "os.chdir('/tmp')\n"
+        "for _ in range(1500):\n"
+        "    os.mkdir('d'); os.chdir('d')\n"
+        "print('deep')",
+    )
+    printed, problems = run(folder, "import os; print('d' in os.listdir('/tmp'))")
+    assert printed == ["False"] and problems == []
