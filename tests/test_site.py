@@ -269,7 +269,7 @@ def test_collect_without_zips_says_where_they_go(tmp_path, monkeypatch):
     """make collect with an empty (or no) archive folder names the folder, and runs nothing."""
     from grading import collect
 
-    monkeypatch.setattr(collect, "ROOT", str(tmp_path))
+    monkeypatch.setattr(collect, "COURSE", str(tmp_path))
     with pytest.raises(SystemExit, match=r"put them in downloaded/xslm/archive/<student>\.zip"):
         collect.collect("xslm")
     with pytest.raises(SystemExit, match="no part 'part3'"):
