@@ -26,7 +26,12 @@ ATTACKS = {
         "[0].__init__.__globals__['_exit'](0)\n",
         ENGINE_CELLS,
     ),
-    "imports-os": ("engine.py", "import os\n", {"xslm02-norm-checks", "xslm02-layers-hidden"}),
+    "imports-os": ("engine.py", "import os\n", set()),  # the standard library is the rule
+    "imports-a-package": (
+        "engine.py",
+        "import numpy\n",
+        {"xslm02-norm-checks", "xslm02-layers-hidden"},
+    ),
     "raises-on-import": (
         "gpt.py",
         "raise SystemExit('no')\n",
@@ -49,9 +54,10 @@ ATTACKS = {
         "def _forever(self):\n    while True:\n        pass\nValue.backward = _forever\n",
         ENGINE_CELLS,
     ),
-    "imports-os-in-gpt": (
+    "imports-os-in-gpt": ("gpt.py", "import os\n", set()),
+    "imports-a-package-in-gpt": (
         "gpt.py",
-        "import os\n",
+        "__import__('tor' + 'ch')\n",  # spelled out: absent from the worker's Python all the same
         {"xslm05-generate-checks", "xslm05-generate-hidden"},
     ),
     "equal-to-everything": (
