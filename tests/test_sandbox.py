@@ -187,10 +187,9 @@ while True:
 """
 
 
-@pytest.mark.skipif(not cgroups.Group.available(), reason="cgroups need root and cgroup v1")
-def test_a_detached_process_is_ended_and_the_end_confirmed():
-    """A double fork with setsid, ignoring SIGTERM and SIGHUP, survives its sandbox's first
-    process; ending the sandbox with its cgroup ends it too, and the group is empty."""
+def detached_sandbox():
+    """DETACHED running in a sandbox of its own group: (group, first process, the group's pids
+    once bubblewrap outside and in, the first process and the grandchild are all there)."""
     group = cgroups.new_group(sandbox.PROCESSES)
     process = subprocess.Popen(
         sandbox.wrap([sys.executable, "-I", "-S", "-c", DETACHED], group=group),
@@ -199,7 +198,14 @@ def test_a_detached_process_is_ended_and_the_end_confirmed():
     deadline = time.monotonic() + 30
     while len(group.members()) < 4 and time.monotonic() < deadline:
         time.sleep(0.05)
-    members = group.members()
+    return group, process, group.members()
+
+
+@pytest.mark.skipif(not cgroups.Group.available(), reason="cgroups need root and cgroup v1")
+def test_a_detached_process_is_ended_and_the_end_confirmed():
+    """A double fork with setsid, ignoring SIGTERM and SIGHUP, survives its sandbox's first
+    process; ending the sandbox with its cgroup ends it too, and the group is empty."""
+    group, process, members = detached_sandbox()
     assert len(members) >= 4  # bubblewrap outside and in, the first process, the grandchild
     sandbox.end(process, group)
     assert [pid for pid in members if alive(pid)] == []
@@ -389,15 +395,7 @@ def test_two_grading_processes_never_share_a_sandbox_uid():
 def test_a_group_that_will_not_freeze_is_ended_all_the_same(monkeypatch):
     """A process can hold the freezer off (asleep in userfaultfd): the members are killed anyway,
     in passes, and the end is still confirmed."""
-    group = cgroups.new_group(sandbox.PROCESSES)
-    process = subprocess.Popen(
-        sandbox.wrap([sys.executable, "-I", "-S", "-c", DETACHED], group=group),
-        start_new_session=True,
-    )
-    deadline = time.monotonic() + 30
-    while len(group.members()) < 4 and time.monotonic() < deadline:
-        time.sleep(0.05)
-    members = group.members()
+    group, process, members = detached_sandbox()
     real = cgroups.Group.set_state
 
     def stuck(self, state):
