@@ -2,12 +2,15 @@
 
 A learner process can double-fork, call setsid and ignore signals; its process group, session
 and parent then say nothing about it. A cgroup does: every process a sandbox ever starts is in
-its sandbox's group (cgroup v1 `freezer` and `pids`, as root). Ending the group freezes it
-(frozen processes cannot fork), kills every member but the ones kept, thaws it, and waits until
-the group's list of processes holds only those. That list being so is the confirmation.
+its sandbox's group (cgroup v1 `freezer`, `pids` and `memory`: as root, or as the course user
+once root has delegated this course's parent group to it, see grading.course_user). Ending the
+group freezes it (frozen processes cannot fork), kills every member but the ones kept, thaws it,
+and waits until the group's list of processes holds only those. That list being so is the
+confirmation.
 
-Where cgroups cannot be used (not root, or no v1 freezer), `Group.available()` is False and a
-sandbox is ended by its pid namespace alone (bubblewrap's --die-with-parent); README says so.
+Where cgroups cannot be used (no v1 freezer, or neither root nor a delegated parent),
+`Group.available()` is False and a sandbox is ended by its pid namespace alone (bubblewrap's
+--die-with-parent); README says so.
 """
 
 import os
@@ -38,8 +41,11 @@ class Group:
 
     @staticmethod
     def available():
-        """Whether this process can make groups here (root, cgroup v1 freezer and pids)."""
-        return os.geteuid() == 0 and all(os.access(root, os.W_OK) for root in ROOTS)
+        """Whether this process can make groups here: cgroup v1 freezer, pids and memory, and
+        either root or the course's parent group delegated to this uid (it owns the folder)."""
+        if os.geteuid() == 0:
+            return all(os.access(root, os.W_OK) for root in ROOTS)
+        return all(delegated(os.path.join(root, PARENT)) for root in ROOTS)
 
     def path(self, controller, name):
         """The file `name` of this group in one controller's hierarchy."""
@@ -113,6 +119,23 @@ class Group:
                 os.rmdir(folder)
             except OSError:
                 pass  # a group still busy is left for the next run's sweep
+
+
+def delegated(folder):
+    """Whether folder is a cgroup this uid was given (its own: it may make groups in it)."""
+    try:
+        return os.lstat(folder).st_uid == os.getuid() and os.access(folder, os.W_OK)
+    except OSError:
+        return False
+
+
+def delegate(user):
+    """As root: make this course's parent group in each hierarchy and give it to user (a
+    pwd entry), who can then make, limit, freeze and remove groups under it, and nothing else."""
+    for root in ROOTS:
+        folder = os.path.join(root, PARENT)
+        os.makedirs(folder, mode=0o755, exist_ok=True)
+        os.chown(folder, user.pw_uid, user.pw_gid, follow_symlinks=False)
 
 
 def new_group(processes):

@@ -11,21 +11,30 @@ One command builds it (`wrap`). Inside:
   host, and the host never reads what it wrote. /tmp, /var/tmp and /dev/shm are private tmpfs of
   TMP_BYTES each; the judge's worker gets no /submission at all. No network, its own
   pid/ipc/uts namespaces, a clean environment;
-- limits: address space, processes, CPU seconds, file size and open files (prlimit), and, when
-  grading runs as root, an unprivileged uid of its own (setpriv), so the process limit bites, and
-  a cgroup of its own (grading.cgroups), so every process it starts is ended and the end confirmed.
+- limits: address space, processes, CPU seconds, file size and open files (prlimit); a uid of its
+  own (`sandbox_uid`), so the process limit bites and nothing on the host is its to write; and a
+  cgroup of its own (grading.cgroups), so every process it starts is ended and the end confirmed.
+
+How the sandbox gets its own uid depends on who grades (`uid_mode`):
+- "root": setpriv drops it to one of SANDBOX_UIDS on the host;
+- "mapped": an unprivileged grader (the course user, see grading.course_user) with a range of
+  subordinate uids (/etc/subuid, /etc/subgid) maps one of them into a user namespace of its own
+  (unshare and newuidmap), where bubblewrap sets up as that namespace's root and setpriv drops to
+  the mapped uid. The grader owns the namespace, so it can still end every process in it;
+- "own": without subordinate uids, bubblewrap's user namespace runs it under the grader's uid.
 
 Where bubblewrap cannot run, grading refuses (`require`) unless the instructor sets
 ATTENTION_UNSAFE_NO_SANDBOX=1, which every judged record then states.
 """
 
 import atexit
-import fcntl
 import functools
 import glob
 import os
+import pwd
 import shutil
 import signal
+import socket
 import stat
 import subprocess
 import sys
@@ -48,7 +57,7 @@ HANDED_IN = "/handed-in"  # read-only: the staged copies of the submission a ker
 SCRATCH_BYTES = 200 << 20  # the working folder's size: the submission and what the kernel writes
 TMP_BYTES = 64 << 20  # each of /tmp, /var/tmp, /dev/shm (a tmpfs is memory; unbounded it is RAM)
 SANDBOX_UIDS = range(61000, 65000)  # unprivileged uids no account uses; one per grading process
-UID_CLAIMS = "/run/attention-sandbox-uids"  # root's: sandbox uids are used only as root
+CLAIM = "\0attention-sandbox-uid-{}"  # an abstract socket name: held while its grader lives
 
 
 class SandboxTampered(RuntimeError):
@@ -67,6 +76,56 @@ def unsafe():
 def as_root():
     """Whether grading runs as root (then setpriv drops the sandbox to a uid of its own)."""
     return os.geteuid() == 0
+
+
+def subordinate_ids(path, user=None):
+    """The ids /etc/subuid or /etc/subgid grants this user (by name or uid), as one range."""
+    user = user or pwd.getpwuid(os.getuid())
+    try:
+        with open(path, encoding="utf-8") as f:
+            lines = [line.strip().split(":") for line in f]
+    except OSError:
+        return range(0)
+    for fields in lines:
+        if len(fields) == 3 and fields[0] in (user.pw_name, str(user.pw_uid)):
+            if fields[1].isdigit() and fields[2].isdigit():
+                return range(int(fields[1]), int(fields[1]) + int(fields[2]))
+    return range(0)
+
+
+@functools.cache
+def uid_mode():
+    """How a sandbox gets a uid of its own: root, mapped or own (see the module's text)."""
+    if as_root():
+        return "root"
+    if shutil.which("newuidmap") and shutil.which("newgidmap") and uid_range():
+        return "mapped"
+    return "own"
+
+
+@functools.cache
+def uid_range():
+    """The uids sandboxes may take: SANDBOX_UIDS as root, else this user's subordinate ids
+    (the same number serves as uid and gid, so only ids granted as both are used)."""
+    if as_root():
+        return SANDBOX_UIDS
+    uids, gids = subordinate_ids("/etc/subuid"), subordinate_ids("/etc/subgid")
+    return range(max(uids.start, gids.start), min(uids.stop, gids.stop))
+
+
+def own_uid():
+    """Whether sandboxes run under a uid that is not the grader's (root or mapped)."""
+    return uid_mode() != "own"
+
+
+def namespace_root():
+    """As an unprivileged grader: a prefix that runs a command as root of a new user namespace
+    where only the grader (as root) and the sandbox uid exist."""
+    if uid_mode() != "mapped":
+        return []
+    uid = sandbox_uid()
+    return ["unshare", f"--map-users={uid},{uid},1", f"--map-groups={uid},{uid},1",
+            "--map-root-user", "--"]  # fmt: skip
 
 
 STDLIB_PYTHON = os.path.realpath(sys.executable)  # the interpreter itself, outside any venv
@@ -160,7 +219,7 @@ def user_processes():
 
 def limits(memory):
     """prlimit arguments: the resource limits of one sandboxed process tree."""
-    processes = PROCESSES if as_root() else user_processes() + PROCESSES
+    processes = PROCESSES if own_uid() else user_processes() + PROCESSES
     return [
         "prlimit",
         f"--as={memory}",
@@ -174,24 +233,26 @@ def limits(memory):
 
 @functools.cache
 def sandbox_uid():
-    """This grading process's own sandbox uid, claimed with a lock it holds until it exits.
+    """This grading process's own sandbox uid, claimed until it exits.
 
     The process limit counts per uid, and two grading processes (parallel grading) sharing one
-    would share it: each claims a uid no other live grading process on this machine holds.
+    would share it: each claims a uid no other live grading process on this machine holds. The
+    claim is an abstract socket bound in the host's network namespace (sandboxes have their own),
+    so it needs no folder and ends with its process.
     """
-    os.makedirs(UID_CLAIMS, mode=0o700, exist_ok=True)
-    start = os.getpid() % len(SANDBOX_UIDS)
-    for k in range(len(SANDBOX_UIDS)):
-        uid = SANDBOX_UIDS[(start + k) % len(SANDBOX_UIDS)]
-        claim = os.open(os.path.join(UID_CLAIMS, str(uid)), os.O_CREAT | os.O_RDWR, 0o600)
+    span = uid_range()
+    start = os.getpid() % len(span)
+    for k in range(len(span)):
+        uid = span[(start + k) % len(span)]
+        claim = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
-            fcntl.flock(claim, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            os.close(claim)
+            claim.bind(CLAIM.format(uid))
+        except OSError:
+            claim.close()
             continue
-        _claims.append(claim)  # kept open: the lock (the claim) ends with this process
+        _claims.append(claim)  # kept open: the claim ends with this process
         return uid
-    raise SandboxUnavailable(f"all {len(SANDBOX_UIDS)} sandbox uids are claimed by other graders")
+    raise SandboxUnavailable(f"all {len(span)} sandbox uids are claimed by other graders")
 
 
 _claims = []
@@ -249,10 +310,10 @@ def bwrap(handed_in=None, env=None, extra_binds=(), stdlib_only=False):
     read-only at /handed-in and the working folder /submission is an empty tmpfs of
     SCRATCH_BYTES. extra_binds are the only writable host folders (a kernel's sockets). With
     stdlib_only, Python's standard library is all there is: no venv, and every site-packages or
-    dist-packages folder is an empty read-only tmpfs. As root,
-    bubblewrap sets up the mounts and setpriv then drops to the sandbox uid on the host (a uid of
-    our own, so the process limit counts only the sandbox). As another user, bubblewrap makes a
-    user namespace and needs no privilege at all.
+    dist-packages folder is an empty read-only tmpfs. With a uid of its own (`uid_mode`),
+    bubblewrap sets up the mounts as root (the host's, or the grader's user namespace's) and
+    setpriv then drops to the sandbox uid. Otherwise bubblewrap makes a user namespace and needs
+    no privilege at all.
     """
     cmd, bound = system_binds()
     cmd = [system.program("bwrap")] + cmd + ["--dev", "/dev", "--proc", "/proc"]
@@ -276,7 +337,7 @@ def bwrap(handed_in=None, env=None, extra_binds=(), stdlib_only=False):
     cmd += ["--remount-ro", "/"]  # bubblewrap's own root tmpfs: no unbounded place to write
     cmd += (
         ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try"]
-        if as_root()
+        if own_uid()  # bubblewrap runs as root (of the host, or of the grader's user namespace)
         else ["--unshare-all"]
     )
     cmd += ["--die-with-parent", "--new-session", "--clearenv"]
@@ -304,8 +365,9 @@ def wrap(
     box = bwrap(handed_in, env, extra_binds, stdlib_only)
     argv = [inside(a) for a in argv]  # the interpreter at its neutral path
     joined = group.join_command() if group is not None else []
-    if as_root():
-        return joined + box + drop_to_sandbox_uid() + limits(memory) + list(argv)
+    if own_uid():
+        box = namespace_root() + box + drop_to_sandbox_uid()
+        return joined + box + limits(memory) + list(argv)
     return joined + limits(memory) + box + list(argv)
 
 
@@ -356,7 +418,7 @@ def problem():
     """None when the sandbox works on this machine, else a sentence saying why not."""
     if shutil.which(system.program("bwrap")) is None:
         return "bubblewrap is not installed (Debian: apt-get install bubblewrap)"
-    for tool in ("prlimit", "setpriv"):
+    for tool in ("prlimit", "setpriv", "unshare"):
         if shutil.which(tool) is None:
             return f"{tool} (util-linux) is not installed"
     try:
@@ -401,11 +463,10 @@ def open_to_sandbox(folder, connection_file):
     """Let the sandbox uid read the connection file and bind its sockets in folder.
 
     Called before the kernel starts, while no learner process can be alive; `seal` takes the
-    folder back once the kernel listens. (As another user the sandbox is this uid already.)
+    folder back once the kernel listens. (Under the grader's own uid there is nothing to do.)
     """
-    if as_root() and not unsafe():
-        os.chown(connection_file, sandbox_uid(), sandbox_uid(), follow_symlinks=False)
-        os.chown(folder, sandbox_uid(), sandbox_uid(), follow_symlinks=False)
+    if own_uid() and not unsafe():
+        give([folder, connection_file], to_sandbox=True)
 
 
 def seal(folder):
@@ -415,13 +476,38 @@ def seal(folder):
     later connects to or removes there can have been planted. Before this, only ipykernel's start
     ran (python -P: the working folder cannot shadow a module it imports).
     """
-    if as_root() and not unsafe():
-        os.chown(folder, os.getuid(), os.getgid(), follow_symlinks=False)
+    if own_uid() and not unsafe():
+        give([folder], to_sandbox=False)
+        if os.lstat(folder).st_uid != os.getuid():
+            raise SandboxTampered("the kernel's socket folder could not be taken back")
         os.chmod(folder, 0o711, follow_symlinks=False)
+        files = []
         for name in os.listdir(folder):  # what the kernel made before the seal: sockets, and
             mode = os.lstat(os.path.join(folder, name)).st_mode  # the connection file
             if not (stat.S_ISSOCK(mode) or stat.S_ISREG(mode)):
                 raise SandboxTampered(f"the kernel's socket folder held {name!r}, not a socket")
+            files += [os.path.join(folder, name)] if stat.S_ISREG(mode) else []
+        if files:
+            give(files, to_sandbox=False)  # the connection file: no longer the learner's to change
+
+
+def give(paths, to_sandbox):
+    """chown paths (never following a link) to the sandbox uid, or back to the grader.
+
+    An unprivileged grader cannot chown to another uid itself: it does so as root of a user
+    namespace that maps only itself (as 0) and the sandbox uid (`namespace_root`).
+    """
+    uid = sandbox_uid()
+    if as_root():
+        for path in paths:
+            owner = (uid, uid) if to_sandbox else (os.getuid(), os.getgid())
+            os.chown(path, *owner, follow_symlinks=False)
+        return
+    owner = f"{uid}:{uid}" if to_sandbox else "0:0"  # ids as the namespace sees them
+    done = subprocess.run(namespace_root() + ["chown", "-h", owner, "--", *paths],
+                          capture_output=True, text=True, timeout=60)  # fmt: skip
+    if done.returncode != 0:
+        raise SandboxTampered(f"chown in the sandbox's namespace failed: {done.stderr[-300:]}")
 
 
 def private_folder(prefix):

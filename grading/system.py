@@ -49,6 +49,8 @@ NEEDS = {
         Program("bwrap", "bubblewrap", "the sandbox learner code runs in", "BWRAP"),
         Program("prlimit", "util-linux", "the sandbox's resource limits"),
         Program("setpriv", "util-linux", "the sandbox's own unprivileged uid"),
+        Program("unshare", "util-linux", "the sandbox's user namespace, grading without root"),
+        Program("newuidmap", "uidmap", "the sandbox's own uid, grading without root"),
     ],
     "browser": [
         Program("/usr/bin/chromium", "chromium", "the browser tests, driven by Playwright")

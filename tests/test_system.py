@@ -64,13 +64,13 @@ def test_missing_packages_are_installed_as_root_or_named_with_the_command(tmp_pa
     if os.geteuid() == 0:
         calls = log.read_text().splitlines()
         assert calls[0].split()[:2] == ["install", "-y"]
-        assert calls[0].split()[-2:] == ["bubblewrap", "util-linux"]
+        assert calls[0].split()[-3:] == ["bubblewrap", "util-linux", "uidmap"]
         assert "update" in calls[1] and calls[2] == calls[0]  # stale lists refreshed once
         assert "Installing the Debian packages this command needs" in done.stdout
-        assert "apt-get install -y bubblewrap util-linux" in done.stderr
+        assert "apt-get install -y bubblewrap util-linux uidmap" in done.stderr
     else:
         assert not log.exists()
-        assert "sudo apt-get install -y bubblewrap util-linux" in done.stderr
+        assert "sudo apt-get install -y bubblewrap util-linux uidmap" in done.stderr
 
 
 def test_each_program_is_named_once_and_unknown_needs_are_refused(monkeypatch):
@@ -78,8 +78,9 @@ def test_each_program_is_named_once_and_unknown_needs_are_refused(monkeypatch):
     monkeypatch.setenv("PATH", "/nonexistent")
     monkeypatch.delenv("BWRAP", raising=False)
     lacking = system.missing(["sandbox", "sandbox", "npm"])
-    assert [p.name for p in lacking] == ["bwrap", "prlimit", "setpriv", "npm"]
-    assert system.packages(lacking) == ["bubblewrap", "util-linux", "npm"]
+    names = ["bwrap", "prlimit", "setpriv", "unshare", "newuidmap", "npm"]
+    assert [p.name for p in lacking] == names
+    assert system.packages(lacking) == ["bubblewrap", "util-linux", "uidmap", "npm"]
     try:
         system.missing(["sandbx"])
     except SystemExit as err:

@@ -1,0 +1,109 @@
+"""Grading without root: the course user, its subordinate uids and its delegated cgroups.
+
+Set-up needs root (it creates an account); the checks then run as the course user itself, under
+the system's python3 (tests/as_course_user/), as an instructor's grading would.
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+
+import pytest
+
+from grading import cgroups, course_user, sandbox
+from grading.reference import ROOT
+
+pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="set-up creates an account: root only")
+
+SYSTEM_PYTHON = "/usr/bin/python3"  # Debian's: any account can run it (a venv's base may not)
+
+
+def test_setup_makes_the_course_user_once_and_leaves_it_as_it_is():
+    """Set-up twice: one account with no login, the sandbox uids granted once, cgroups given."""
+    first = course_user.setup()
+    again = course_user.setup()
+    assert (first.pw_uid, first.pw_gid) == (again.pw_uid, again.pw_gid)
+    assert first.pw_uid != 0 and first.pw_shell.endswith("nologin")
+    assert course_user.missing() == []
+    for path in ("/etc/subuid", "/etc/subgid"):
+        with open(path) as f:
+            mine = [line for line in f if line.startswith(f"{course_user.USER}:")]
+        assert len(mine) == 1, mine
+    for root in cgroups.ROOTS:
+        assert os.stat(os.path.join(root, cgroups.PARENT)).st_uid == first.pw_uid
+    assert course_user.main(["check"]) == 0
+
+
+def run_as_course_user(script, *args):
+    """Run a script of tests/as_course_user/ as the course user; its JSON answer."""
+    user = course_user.setup()
+    command = [
+        "setpriv", f"--reuid={user.pw_uid}", f"--regid={user.pw_gid}", "--clear-groups", "--",
+        "env", "-i", f"PYTHONPATH={ROOT}", "PATH=/usr/bin:/bin", "HOME=/nonexistent",
+        SYSTEM_PYTHON, "-B", os.path.join(ROOT, "tests", "as_course_user", script),
+        *args,
+    ]  # fmt: skip
+    done = subprocess.run(command, capture_output=True, text=True, timeout=300, cwd="/")
+    assert done.returncode == 0, done.stderr[-2000:]
+    return json.loads(done.stdout)
+
+
+@pytest.fixture(scope="module")
+def answer():
+    """What the course user's sandboxes are (one run for every check below)."""
+    user = course_user.setup()
+    work = tempfile.mkdtemp(prefix="attn-course-user-")
+    try:
+        os.chown(work, user.pw_uid, user.pw_gid)
+        yield run_as_course_user("sandbox_uids.py", work), user
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def test_the_course_user_grades_with_sandboxes_under_uids_of_their_own(answer):
+    """Unprivileged, the grader maps one of its subordinate uids into each sandbox: every learner
+    process runs under it on the host, never under the grader's uid, and the claim is held."""
+    seen, user = answer
+    assert seen["grader"] == user.pw_uid
+    assert seen["mode"] == "mapped" and seen["problem"] is None
+    assert seen["claim"]["held"] and seen["claim"]["uid"] in sandbox.SANDBOX_UIDS
+    learner = set(seen["detached"]["uids"]) - {user.pw_uid}  # bubblewrap itself is the grader's
+    assert learner == {seen["claim"]["uid"]}
+
+
+def test_the_course_user_ends_a_detached_process_and_confirms_it(answer):
+    """Its delegated cgroups work without root: the double fork ends and its group is gone."""
+    seen, _ = answer
+    assert seen["groups"] is True
+    assert seen["detached"]["members"] >= 4
+    assert seen["detached"]["left"] == [] and seen["detached"]["removed"]
+
+
+def test_the_course_user_opens_and_seals_a_socket_folder(answer):
+    """Before the kernel listens the folder is the sandbox uid's; sealed, it is the grader's
+    again (0711), and learner code can no longer add a name to it."""
+    seen, user = answer
+    sealed = seen["sealed"]
+    assert sealed["opened_to"] == seen["claim"]["uid"]
+    assert sealed["sealed_to"] == user.pw_uid and sealed["mode"] == "0o711"
+    assert sealed["said"] == ["listening", "PermissionError"]
+    assert sealed["names"] == ["kernel.json", "shell"]
+    assert sealed["connection_file"] == user.pw_uid  # taken back too: the learner cannot edit it
+
+
+def test_a_slip_that_binds_a_graders_folder_still_cannot_write_it(answer):
+    """Even a writable bind of the grader's own folder is not the sandbox uid's to write."""
+    seen, _ = answer
+    assert seen["slip"] == {"said": "PermissionError", "names": []}
+
+
+def test_set_up_is_refused_without_root():
+    """Not root: set-up says it needs root and changes nothing."""
+    user = course_user.setup()
+    command = ["setpriv", f"--reuid={user.pw_uid}", f"--regid={user.pw_gid}", "--clear-groups",
+               "--", SYSTEM_PYTHON, "-m", "grading.course_user", "setup"]  # fmt: skip
+    done = subprocess.run(command, capture_output=True, text=True, cwd=ROOT,
+                          env={"PYTHONPATH": ROOT, "PATH": "/usr/bin:/bin"})  # fmt: skip
+    assert done.returncode != 0 and "needs root" in done.stderr
