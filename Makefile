@@ -10,7 +10,7 @@ export PYTHONPATH := $(CURDIR)
 # SYSTEM_INSTALL=0: only tell. BWRAP=/path: the sandbox's bubblewrap, if not the one on PATH.
 SYSTEM := $(PYTHON) -m grading.system
 
-.PHONY: system-test system-grading system-feedback system-demo system-browser system-postgres site collect bench-site lab lint format test test-fast postgres postgres-stop bench-grading release autograde feedback grades demo reference fingerprints notebooks bench sandbox clean
+.PHONY: course-user system-test system-grading system-feedback system-demo system-browser system-postgres site collect bench-site lab lint format test test-fast postgres postgres-stop bench-grading release autograde feedback grades demo reference fingerprints notebooks bench sandbox clean
 
 $(BIN)/.installed: requirements.txt requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
@@ -109,6 +109,11 @@ autograde: system-grading $(BIN)/.installed
 ## FORCE=1 replaces what is there
 collect: $(BIN)/.installed
 	$(BIN)/python -m grading.collect --part $(PART) $(if $(filter 1,$(FORCE)),--force)
+
+## make course-user: as root, the unprivileged account grading can run as (attention-grader), its
+## sandbox uids (/etc/subuid) and its cgroups; then what is set up (grading/course_user.py)
+course-user: system-grading
+	$(PYTHON) -m grading.course_user setup
 
 ## make postgres: a local PostgreSQL server for the gradebook (Debian's postgresql package), in
 ## .postgres/, password required (kept in .postgres/pgpass, 0600); it prints the DB_URL to pass

@@ -8,6 +8,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 
 import pytest
@@ -107,3 +108,33 @@ def test_set_up_is_refused_without_root():
     done = subprocess.run(command, capture_output=True, text=True, cwd=ROOT,
                           env={"PYTHONPATH": ROOT, "PATH": "/usr/bin:/bin"})  # fmt: skip
     assert done.returncode != 0 and "needs root" in done.stderr
+
+
+def judged(command, folder, **kw):
+    """The judge's report on folder, without its timing line."""
+    done = subprocess.run([*command, "-m", "grading.judge", folder], capture_output=True,
+                          text=True, timeout=300, cwd="/", **kw)  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    return [line for line in done.stdout.splitlines() if not line.startswith("judged in")]
+
+
+def test_the_judge_run_as_the_course_user_gives_the_verdicts_it_gives_here():
+    """The reference's model.py and outputs, judged as the course user (its worker under a mapped
+    uid) and here: the same report, line by line, every check passing."""
+    user = course_user.setup()
+    folder = tempfile.mkdtemp(prefix="attn-judged-")
+    try:
+        shutil.copy(os.path.join(ROOT, "model.py"), folder)
+        shutil.copytree(os.path.join(ROOT, "outputs"), os.path.join(folder, "outputs"))
+        for here, _, files in os.walk(folder):
+            for name in [here, *(os.path.join(here, f) for f in files)]:
+                os.chown(name, user.pw_uid, user.pw_gid)
+        as_user = ["setpriv", f"--reuid={user.pw_uid}", f"--regid={user.pw_gid}",
+                   "--clear-groups", "--", SYSTEM_PYTHON, "-B"]  # fmt: skip
+        env = {"PYTHONPATH": ROOT, "PATH": "/usr/bin:/bin"}
+        theirs = judged(as_user, folder, env=env)
+        ours = judged([sys.executable], folder, env={**os.environ, "PYTHONPATH": ROOT})
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    assert theirs == ours
+    assert not any("✗" in line for line in theirs) and sum("✓" in line for line in theirs) > 50
