@@ -15,6 +15,7 @@ import pytest
 
 from grading import cgroups, sandbox
 from grading.reference import ROOT
+from tests.processes import alive
 
 pytestmark = pytest.mark.skipif(sandbox.unsafe(), reason="graded without the sandbox on purpose")
 
@@ -160,15 +161,6 @@ def test_staging_copies_only_regular_files(tmp_path):
     copy = os.path.join(copies, name)
     assert sorted(os.listdir(copy)) == ["model.py", "outputs"]
     assert os.listdir(os.path.join(copy, "outputs")) == []
-
-
-def alive(pid):
-    """Whether a process runs (a zombie has ended; only its parent has not read its status)."""
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
 
 
 DETACHED = """

@@ -12,6 +12,7 @@ import sys
 import time
 
 from grading import cgroups, sandbox
+from tests.processes import alive
 
 DETACHED = """
 import os, signal, time
@@ -71,15 +72,6 @@ def detached():
     left = [pid for pid in members if alive(pid)]
     return {"uids": uids, "members": len(members), "left": left,
             "removed": not any(os.path.exists(f) for f in group.folders)}  # fmt: skip
-
-
-def alive(pid):
-    """Whether a process runs (a zombie has ended)."""
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
 
 
 def sealed(parent):
