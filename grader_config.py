@@ -1,15 +1,9 @@
 """The whole nbgrader configuration of the course. nbgrader_config.py only loads this file.
 
-Layout nbgrader sees (paths relative to the repository root):
-    notebooks/attention/*.ipynb      the master notebooks (source)
-                                     -> release/attention/ (student edition)
-    submitted/<student>/attention/   what learners hand in  -> autograded/, feedback/
-    gradebook.db                     the SQLite gradebook
-    judged/<student>/*.json          the judge's verdicts and the problems found
-                                     (grades.csv reads them)
-The class (submitted/ and everything below it) lives in COURSE: the repository root, or the folder
-ATTENTION_COURSE names. `make demo` grades its simulated class in demo/ that way, so it never
-touches a real class; the masters and the student edition stay in the repository.
+nbgrader's source is notebooks/<part>/ (the masters), its release release/<part>/ (the student
+edition), and its course root the class folder COURSE, which holds submitted/, autograded/,
+feedback/ and the gradebook. Every path is defined once, in grading/paths.py, and the parts and
+the files a learner hands in for each in grading/parts.py; this file only configures nbgrader.
 
 The assignment is named on the command line, as in nbgrader's docs: `nbgrader autograde attention`.
 Scores come from the judge (grading/judge.py) through the JudgeCells preprocessor, never from what
@@ -22,34 +16,12 @@ import sys
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
 # nbgrader execs this file from its own script (cwd is not on sys.path): the course's packages,
-# checkpoints/ (the learner's file names, below) and grading/ (the preprocessors), import from ROOT.
+# checkpoints/ and grading/ (the paths, the parts and the preprocessors), import from ROOT.
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
-from checkpoints.artifacts import ARTIFACT_CHECKS, OUTPUTS  # noqa: E402
-from checkpoints.modelfile import MODEL_FILE  # noqa: E402
-
-ASSIGNMENT = "attention"
-SOURCE_DIR = "notebooks"
-EXPORT_CSV = "gradebook-export.csv"  # `nbgrader export`; `make grades` writes grades.csv
-# The gradebook: SQLite beside this file, whose writers wait up to 5 minutes for each other (so
-# parallel grading never fails on a lock), or any SQLAlchemy URL in DB_URL, e.g. PostgreSQL:
-# DB_URL=postgresql+psycopg2://user@host:5432/gradebook (see README, "A large class").
-COURSE = os.path.abspath(os.environ.get("ATTENTION_COURSE") or ROOT)
-SQLITE_GRADEBOOK = os.path.join(COURSE, "gradebook.db")
-
-
-def db_url():
-    """The gradebook: DB_URL from the environment, else the SQLite file with a lock timeout."""
-    return os.environ.get("DB_URL") or f"sqlite:///{SQLITE_GRADEBOOK}?timeout=300"
-
-
-# Files the learner produces: graded as submitted, never replaced by the source versions.
-LEARNER_FILES = [MODEL_FILE] + [f"{OUTPUTS}/{name}" for name in ARTIFACT_CHECKS]
-# Part two (assignment "xslm", notebooks/xslm): its learner files and artifacts.
-XSLM_LEARNER_FILES = ["engine.py", "gpt.py"] + [
-    f"{OUTPUTS}/xslm-{name}" for name in ("loss.txt", "weights.json", "samples.txt")
-]
+from grading.parts import LEARNER_FILES  # noqa: E402
+from grading.paths import COURSE, EXCHANGE, EXPORT_CSV, NOTEBOOKS, RELEASED, db_url  # noqa: E402
 
 
 def configure(c):
@@ -63,14 +35,12 @@ def configure(c):
     c.CourseDirectory.course_id = "attention-by-hand"
     # Relative to COURSE (nbgrader's root): "notebooks" and "release" when it is the repository,
     # the repository's own folders from another class folder (the demo's).
-    c.CourseDirectory.source_directory = os.path.relpath(os.path.join(ROOT, SOURCE_DIR), COURSE)
-    c.CourseDirectory.release_directory = os.path.relpath(os.path.join(ROOT, "release"), COURSE)
+    c.CourseDirectory.source_directory = os.path.relpath(NOTEBOOKS, COURSE)
+    c.CourseDirectory.release_directory = os.path.relpath(RELEASED, COURSE)
     c.CourseDirectory.db_url = db_url()
     c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback"]
-    c.Exchange.root = os.path.join(
-        COURSE, "exchange"
-    )  # nbgrader's release/collect folder, inside the course
-    c.Autograde.exclude_overwriting = {ASSIGNMENT: LEARNER_FILES, "xslm": XSLM_LEARNER_FILES}
+    c.Exchange.root = EXCHANGE  # nbgrader's release/collect folder, inside the course
+    c.Autograde.exclude_overwriting = LEARNER_FILES
     c.Autograde.pre_convert_hook = "grading.intake.nbgrader_hook"
     # RepairCells: stray or duplicated grading metadata made ordinary, deleted graded cells put back
     c.Autograde.sanitize_preprocessors = [

@@ -39,7 +39,9 @@ def write_class(size):
     classroom.start_over()
     classroom.write_submission("correct")
     classroom.write_submission("half-finished", steps=classroom.HALF_FINISHED_STEPS)
-    shutil.copytree(course.RELEASE, os.path.join(classroom.SUBMITTED, "empty", "attention"))
+    shutil.copytree(
+        course.release_folder(), os.path.join(classroom.SUBMITTED, "empty", "attention")
+    )
     broken = classroom.write_submission("broken-notebook")
     with open(os.path.join(broken, "06-layer-norm.ipynb"), "w") as f:
         f.write('{"cells": [ not json')

@@ -16,7 +16,8 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from checkpoints.steps import CHECKS  # noqa: E402
 from grading import course, hidden, judge, masters, sandbox, xslm_judge  # noqa: E402
 from grading.isolation import underlay  # noqa: E402
-from grading.reference import ROOT, reference  # noqa: E402
+from grading.paths import OUTPUTS, ROOT, XSLM_REFERENCE  # noqa: E402
+from grading.reference import reference  # noqa: E402
 
 
 def timed(fn, repeat=5):
@@ -51,9 +52,7 @@ def main():
     sandbox.require()
     folder = os.path.join(ROOT, "bench", ".submission")
     os.makedirs(os.path.join(folder, "outputs"), exist_ok=True)
-    for rel in ["model.py"] + [
-        os.path.join("outputs", n) for n in os.listdir(os.path.join(ROOT, "outputs"))
-    ]:
+    for rel in ["model.py"] + [os.path.join("outputs", n) for n in os.listdir(OUTPUTS)]:
         with open(os.path.join(ROOT, rel)) as src, open(os.path.join(folder, rel), "w") as dst:
             dst.write(src.read())
     best = timed(lambda: judge.judge_folder(folder), repeat=3)
@@ -79,7 +78,7 @@ def part_two(folder):
         best = timed(lambda name=name: checkpoint_report(name, Local(xslm.engine, xslm.gpt)), 3)
         print(f"{name:13} {best * 1000:8.1f} ms")
     for name in ("engine.py", "gpt.py"):
-        with open(os.path.join(ROOT, "xslm", name)) as src:
+        with open(os.path.join(XSLM_REFERENCE, name)) as src:
             with open(os.path.join(folder, name), "w") as dst:
                 dst.write(src.read())
     best = timed(lambda: xslm_judge.judge_folder(folder), repeat=3)

@@ -17,19 +17,26 @@ import time
 
 import nbformat
 
-from grader_config import ASSIGNMENT, COURSE, SQLITE_GRADEBOOK, db_url
 from grading import course, farm, intake, masters, sandbox
 from grading.masters import notebooks
 from grading.mistakes import BUGGY
-from grading.reference import ROOT, load_source_module
+from grading.parts import ASSIGNMENT
+from grading.paths import (
+    AUTOGRADED,
+    COURSE,
+    DEMO,
+    FEEDBACK,
+    GRADES_CSV,
+    OUTPUTS,
+    ROOT,
+    SQLITE_GRADEBOOK,
+    SUBMITTED,
+    db_url,
+    grades_csv,
+)
+from grading.reference import load_source_module
 
-SUBMITTED = os.path.join(COURSE, "submitted")
-AUTOGRADED = os.path.join(COURSE, "autograded")
-GRADES_CSV = os.path.join(COURSE, "grades.csv")
 JUDGED = intake.JUDGED  # the judge's records and the intake's findings
-# make demo's class folder (git-ignored): its own submitted/, gradebook.db, grades.csv ..., so a
-# demo never deletes or grades a real class, whatever the course folder holds.
-DEMO = os.path.join(ROOT, "demo")
 
 # The demo class: a student id, then what their submission contains.
 DEMO_MISTAKES = {
@@ -146,7 +153,7 @@ def diagnoses_of(student, assignment=ASSIGNMENT):
 def feedback(assignment=ASSIGNMENT):
     """Generate feedback HTML for every graded student; print where it is, or nbgrader's error."""
     done = course.nbgrader("generate_feedback", assignment, "--force")
-    where = os.path.relpath(os.path.join(COURSE, "feedback"), ROOT)
+    where = os.path.relpath(FEEDBACK, ROOT)
     print(
         f"feedback in {where}/<student>/{assignment}/"
         if done.returncode == 0
@@ -203,14 +210,9 @@ def grades(path=None, assignment=ASSIGNMENT):
     return rows
 
 
-def grades_file(assignment):
-    """grades-<assignment>.csv beside grades.csv: part two's table."""
-    return os.path.join(os.path.dirname(GRADES_CSV), f"grades-{assignment}.csv")
-
-
 def table_file(assignment=ASSIGNMENT):
     """The table make grades writes for an assignment: grades.csv, or grades-xslm.csv."""
-    return GRADES_CSV if assignment == ASSIGNMENT else grades_file(assignment)
+    return GRADES_CSV if assignment == ASSIGNMENT else grades_csv(assignment)
 
 
 def read_grades(path):
@@ -299,7 +301,7 @@ def write_xslm_submission(student, mistake=None):
             f.write(text.replace(was, now, 1))
     os.makedirs(os.path.join(dest, "outputs"), exist_ok=True)
     for artifact in masters.XSLM_ARTIFACTS:
-        shutil.copy(os.path.join(ROOT, "outputs", artifact), os.path.join(dest, "outputs"))
+        shutil.copy(os.path.join(OUTPUTS, artifact), os.path.join(dest, "outputs"))
     return dest
 
 
@@ -339,7 +341,7 @@ def start_over():
 
     It clears the class folder of this process (COURSE): the demo calls it only in demo/.
     """
-    for stale in (SUBMITTED, AUTOGRADED, JUDGED, os.path.join(COURSE, "feedback")):
+    for stale in (SUBMITTED, AUTOGRADED, JUDGED, FEEDBACK):
         shutil.rmtree(stale, ignore_errors=True)
     if os.path.exists(SQLITE_GRADEBOOK):
         os.remove(SQLITE_GRADEBOOK)
@@ -353,7 +355,7 @@ def demo_class():
     write_submission("correct")
     made["correct"] = "correct"
     empty = os.path.join(SUBMITTED, "empty", ASSIGNMENT)
-    shutil.copytree(course.RELEASE, empty)
+    shutil.copytree(course.release_folder(), empty)
     made["empty"] = "empty"
     for student, mistake in DEMO_MISTAKES.items():
         function, code = BUGGY[mistake]

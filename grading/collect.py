@@ -15,9 +15,10 @@ import shutil
 import sys
 import zipfile
 
-from grader_config import ASSIGNMENT, COURSE
 from grading.course import nbgrader
 from grading.masters import PARTS
+from grading.parts import ASSIGNMENT
+from grading.paths import downloaded
 
 MAX_UNPACKED = 200 * 2**20  # a part's hand-in is well under 1 MiB
 ARCHIVES = (".zip", ".gz")  # what nbgrader's extractor unpacks, nested ones included
@@ -42,8 +43,8 @@ def refusal(path):
 
 def screen(part):
     """Move every unsafe zip of downloaded/<part>/archive/ to refused/; [(name, reason)]."""
-    archive = os.path.join(COURSE, "downloaded", part, "archive")
-    refused_dir = os.path.join(COURSE, "downloaded", part, "refused")
+    archive = downloaded(part)
+    refused_dir = downloaded(part, "refused")
     refused = []
     for folder, _, names in os.walk(archive):
         for name in sorted(names):
@@ -60,7 +61,7 @@ def collect(part=ASSIGNMENT, force=False):
     """Screen the zips, then nbgrader zip_collect; exits non-zero if nbgrader fails."""
     if part not in PARTS:
         raise SystemExit(f"no part {part!r}: there are {', '.join(PARTS)}")
-    archive = os.path.join(COURSE, "downloaded", part, "archive")
+    archive = downloaded(part)
     if not os.path.isdir(archive) or not os.listdir(archive):
         raise SystemExit(f"no zips to collect: put them in downloaded/{part}/archive/<student>.zip")
     for name, reason in screen(part):

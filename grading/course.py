@@ -15,12 +15,10 @@ import sys
 import nbformat
 
 from checkpoints.i18n import DEFAULT as ENGLISH
-from grader_config import ASSIGNMENT, COURSE
+from grading import paths
 from grading.masters import PARTS, SOURCE, install_package, notebooks
-from grading.reference import ROOT
-
-RELEASE = os.path.join(ROOT, "release", ASSIGNMENT)
-WORKSPACE = os.path.join(ROOT, "workspace")
+from grading.parts import ASSIGNMENT
+from grading.paths import COURSE, ROOT, WORKSPACE
 
 
 def tool_environment():
@@ -51,8 +49,7 @@ def folder_size(path):
 
 def release_folder(edition=ENGLISH, assignment=ASSIGNMENT):
     """Where an edition's student edition goes: release/attention, release-ko/attention, ..."""
-    top = "release" if edition == ENGLISH else f"release-{edition}"
-    return os.path.join(ROOT, top, assignment)
+    return paths.release(assignment, edition)
 
 
 LEARNER_FILES = ("model.py", "engine.py", "gpt.py", "outputs")
@@ -86,7 +83,7 @@ def release(edition=ENGLISH, assignment=ASSIGNMENT):
     if edition != ENGLISH:
         # nbgrader reads these relative to its root, the class folder (COURSE)
         source = os.path.relpath(editions.build(edition, assignment), COURSE)
-        released = os.path.relpath(os.path.join(ROOT, f"release-{edition}"), COURSE)
+        released = os.path.relpath(os.path.dirname(paths.release(assignment, edition)), COURSE)
         flags = [
             "--no-db",
             f"--CourseDirectory.source_directory={source}",

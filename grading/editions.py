@@ -41,10 +41,10 @@ import nbformat
 
 from checkpoints import i18n
 from grading.masters import PARTS, SOURCE, notebooks
-from grading.reference import ROOT
+from grading.paths import EDITION_SOURCES, EDITIONS_BUILT
 
-EDITIONS = os.path.join(ROOT, "notebooks", "editions")
-BUILD = os.path.join(ROOT, "build", "editions")
+EDITIONS = EDITION_SOURCES
+BUILD = EDITIONS_BUILT
 ENGLISH = i18n.DEFAULT  # the masters' own language
 MARKER = re.compile(r"^<!-- cell: (\S+) -->\s*$", re.M)
 FENCE = re.compile(r"\A```python\n(.*)\n```\Z", re.S)

@@ -28,12 +28,10 @@ import threading
 import time
 from dataclasses import dataclass
 
-from grader_config import ASSIGNMENT, COURSE
 from grading import course, warm_kernels
-from grading.intake import JUDGED
-from grading.reference import ROOT
+from grading.parts import ASSIGNMENT
+from grading.paths import GRADER_CONFIG, JUDGED, ROOT, SUBMITTED, db_url
 
-SUBMITTED = os.path.join(COURSE, "submitted")
 ATTEMPTS = 2  # a submission whose server died is tried once more, then reported
 SUBMISSION_SECONDS = 900  # one submission takes about 10 s; a server silent this long is stuck
 
@@ -96,8 +94,6 @@ def students_in_gradebook(assignment=ASSIGNMENT):
     """The students the gradebook holds a submission of this assignment for."""
     from nbgrader.api import Gradebook, MissingEntry
 
-    from grader_config import db_url
-
     with Gradebook(db_url()) as gb:
         try:
             return {sub.student_id for sub in gb.assignment_submissions(assignment)}
@@ -117,13 +113,14 @@ def mark_graded(student, digest, assignment=ASSIGNMENT):
 
 @functools.cache
 def nbgrader_config():
-    """The course's nbgrader configuration, built once per grading server."""
-    from traitlets.config import Config
+    """The course's nbgrader configuration, built once per grading server.
 
-    import grader_config
+    grader_config.py is read as nbgrader reads it, as a configuration file: the package never
+    imports it.
+    """
+    from traitlets.config.loader import PyFileConfigLoader
 
-    config = Config()
-    grader_config.configure(config)
+    config = PyFileConfigLoader(GRADER_CONFIG).load_config()
     config.SandboxedExecute.warm_kernels = True  # one warm sandbox per submission (warm_kernels)
     return config
 

@@ -13,10 +13,8 @@ import re
 import shutil
 import stat
 
-from grader_config import COURSE
-from grading.reference import ROOT
+from grading.paths import FEEDBACK, MATHJAX
 
-MATHJAX = os.path.join(ROOT, ".venv", "mathjax")
 URL = "mathjax/MathJax.js?config=TeX-AMS_CHTML-full,Safe"
 CDN = re.compile(r'src="https://cdnjs\.cloudflare\.com/ajax/libs/mathjax/[^"?]+\?config=([^"]+)"')
 # What TeX-AMS_CHTML-full needs at run time (the rest of the package is other fonts and outputs).
@@ -81,7 +79,7 @@ def nbgrader_hook(assignment, student, notebooks):
     if notebooks:
         source = os.path.dirname(os.path.abspath(notebooks[0]))  # autograded/<student>/<part>
         student_id, part = os.path.basename(os.path.dirname(source)), os.path.basename(source)
-        folder = os.path.join(COURSE, "feedback", student_id, part)
+        folder = os.path.join(FEEDBACK, student_id, part)
         if not os.path.isdir(folder):
             return
         keep_only_pages(folder)

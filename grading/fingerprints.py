@@ -16,7 +16,8 @@ from checkpoints.diagnose import FINGERPRINTS_FILE, probe_signatures
 from checkpoints.probes import CHECKPOINTS
 from checkpoints.xslm import checks as xslm_checks
 from grading.mistakes import buggy_model
-from grading.reference import ROOT, reference
+from grading.paths import ROOT
+from grading.reference import reference
 
 
 def build():

@@ -21,10 +21,9 @@ import stat
 
 import nbformat
 
-from grader_config import ASSIGNMENT, COURSE
 from grading.masters import PARTS, install_package, notebooks
-
-JUDGED = os.path.join(COURSE, "judged")
+from grading.parts import ASSIGNMENT
+from grading.paths import JUDGED
 
 
 def grade_ids(book):

@@ -539,10 +539,10 @@ class Judgement(Remembered):
 def fingerprint(folder):
     """Digest of what the judges read from a submission: the learner's files and artifacts
     (model.py for part one; engine.py, gpt.py for part two)."""
-    from grader_config import LEARNER_FILES, XSLM_LEARNER_FILES
+    from grading.parts import LEARNER_FILES
 
     digest = hashlib.sha256()
-    for rel in sorted(set(LEARNER_FILES + XSLM_LEARNER_FILES)):
+    for rel in sorted({rel for files in LEARNER_FILES.values() for rel in files}):
         digest.update(
             rel.encode()
             + b"\0"

@@ -18,11 +18,11 @@ import time
 
 from checkpoints.artifacts import ARTIFACT_CHECKS
 from checkpoints.xslm import artifacts as xslm_artifacts
-from grading.reference import ROOT
+from grading.paths import ROOT, masters
 
-SOURCE = os.path.join(ROOT, "notebooks", "attention")
+SOURCE = masters("attention")
 ARTIFACTS = list(ARTIFACT_CHECKS)  # the artifact files the masters write into outputs/
-XSLM_SOURCE = os.path.join(ROOT, "notebooks", "xslm")
+XSLM_SOURCE = masters("xslm")
 XSLM_ARTIFACTS = [
     xslm_artifacts.LOSS_FILE,
     xslm_artifacts.WEIGHTS_FILE,

@@ -29,10 +29,10 @@ import jupytext
 import nbformat
 
 from grading import masters
-from grading.reference import ROOT
+from grading.paths import ROOT, text_forms
 
-TEXT_SOURCE = os.path.join(ROOT, "notebooks", "text", "attention")
-XSLM_TEXT_SOURCE = os.path.join(ROOT, "notebooks", "text", "xslm")
+TEXT_SOURCE = text_forms("attention")
+XSLM_TEXT_SOURCE = text_forms("xslm")
 # Each part's master folder and the folder of its text forms.
 FOLDERS = [(masters.SOURCE, TEXT_SOURCE), (masters.XSLM_SOURCE, XSLM_TEXT_SOURCE)]
 TEXT_EXTENSION = ".py"

@@ -25,9 +25,9 @@ import subprocess
 import sys
 from urllib.parse import quote
 
-from grading.reference import ROOT
+from grading.paths import POSTGRES
 
-FOLDER = os.path.join(ROOT, ".postgres")
+FOLDER = POSTGRES
 PORT = 55432
 DATABASE = "gradebook"
 USER = "postgres"

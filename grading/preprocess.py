@@ -23,12 +23,9 @@ from nbgrader.preprocessors import Execute, NbGraderPreprocessor
 from traitlets import Bool
 
 from checkpoints import i18n
-from grader_config import ASSIGNMENT, COURSE, SOURCE_DIR
 from grading import cgroups, judge, sandbox, warm_kernels, xslm_judge
-from grading.intake import JUDGED
-from grading.reference import ROOT
-
-SUBMITTED = os.path.join(COURSE, "submitted")
+from grading.parts import ASSIGNMENT
+from grading.paths import JUDGED, SUBMITTED, masters
 
 
 def record_path(student, notebook):
@@ -55,9 +52,7 @@ class RepairCells(NbGraderPreprocessor):
     def preprocess(self, nb, resources):
         """Known cells get the source's metadata, others become ordinary, missing ones come back."""
         name, assignment = resources["nbgrader"]["notebook"], resources["nbgrader"]["assignment"]
-        source = nbformat.read(
-            os.path.join(ROOT, SOURCE_DIR, assignment, name + ".ipynb"), as_version=4
-        )
+        source = nbformat.read(os.path.join(masters(assignment), name + ".ipynb"), as_version=4)
         known = {
             c.metadata.nbgrader["grade_id"]: c for c in source.cells if "nbgrader" in c.metadata
         }

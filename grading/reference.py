@@ -1,10 +1,8 @@
 """The reference model: the repository's top-level model.py, loaded under its own module name."""
 
 import importlib.util
-import os
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-REFERENCE_FILE = os.path.join(ROOT, "model.py")
+from grading.paths import REFERENCE_MODEL as REFERENCE_FILE
 
 
 def load_source_module(source, name, filename):

@@ -35,10 +35,10 @@ from grading.judge import (
     report_verdict,
     safely,
 )
-from grading.reference import ROOT
+from grading.paths import LEARNER_PACKAGE, XSLM_REFERENCE
 
 ASSIGNMENT = "xslm"  # part two's nbgrader assignment: notebooks/xslm
-PROBES_FILE = os.path.join(ROOT, "checkpoints", "xslm", "probes.py")
+PROBES_FILE = os.path.join(LEARNER_PACKAGE, "xslm", "probes.py")
 LONG_CALL_SECONDS = 60.0  # a training probe runs 20 steps of a 1,248-parameter model
 
 # Every graded cell of part two: grade_id -> (kind, what it judges). A test keeps it equal to the
@@ -118,7 +118,7 @@ def probe_section():
 @functools.cache
 def reference_sections(filename):
     """{name: source} of the reference's engine.py or gpt.py (read once per process)."""
-    with open(os.path.join(ROOT, "xslm", filename), encoding="utf-8") as f:
+    with open(os.path.join(XSLM_REFERENCE, filename), encoding="utf-8") as f:
         return read_sections(f.read())[1]
 
 

@@ -26,8 +26,8 @@ import time
 import urllib.request
 import zipfile
 
-from grading import course
-from grading.reference import ROOT
+from grading import course, paths
+from grading.paths import LITE_CACHE, ROOT
 
 PYODIDE_VERSION = "314.0.6"
 PYODIDE_TARBALL = f"https://registry.npmjs.org/pyodide/-/pyodide-{PYODIDE_VERSION}.tgz"
@@ -37,10 +37,10 @@ RUNTIME_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_s
 PYODIDE_PYTHON = "3.14"
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-CACHE = os.path.join(ROOT, ".venv", "lite")
+CACHE = LITE_CACHE
 REQUIREMENTS = os.path.join(HERE, "requirements-pyodide.txt")
 STANDINS = os.path.join(HERE, "standins")
-SITE = os.path.join(ROOT, "site")
+SITE = paths.SITE
 KERNEL_EXTENSION = os.path.join(
     sys.prefix, "share", "jupyter", "labextensions", "@jupyterlite", "pyodide-kernel-extension"
 )

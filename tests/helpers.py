@@ -115,8 +115,8 @@ def write_real_class():
     them (the release registered in it)."""
     from nbgrader.api import Gradebook
 
-    from grader_config import db_url
     from grading import classroom, course
+    from grading.paths import db_url
 
     course.release()
     classroom.write_submission(REAL_STUDENT, steps=3)
@@ -134,8 +134,8 @@ def remove_real_class():
     """Take REAL_STUDENT out of the course again (folder and gradebook)."""
     from nbgrader.api import Gradebook
 
-    from grader_config import db_url
     from grading import classroom
+    from grading.paths import db_url
 
     for folder in CLASS_FOLDERS:
         shutil.rmtree(os.path.join(classroom.COURSE, folder, REAL_STUDENT), ignore_errors=True)

@@ -10,7 +10,7 @@ import tempfile
 import time
 import urllib.request
 
-from grading.reference import ROOT
+from grading.paths import ROOT
 
 
 def free_port():

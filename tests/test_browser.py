@@ -13,7 +13,7 @@ import pytest
 from playwright.sync_api import expect
 
 from grading.mistakes import BUGGY
-from grading.reference import ROOT
+from grading.paths import ROOT
 from tests import notebook_page
 from tests.lab_server import running_lab
 

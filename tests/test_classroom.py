@@ -10,7 +10,7 @@ import pytest
 from checkpoints.catalogue import BY_NAME
 from checkpoints.modelfile import step_number
 from grading import classroom
-from grading.reference import ROOT
+from grading.paths import ROOT
 from tests.helpers import (
     REAL_STUDENT,
     class_files,

@@ -6,7 +6,7 @@ Run on a course folder of its own (make -C tmp -f Makefile), never on the checko
 import os
 import subprocess
 
-from grading.reference import ROOT
+from grading.paths import ROOT
 
 CLASS = [
     "submitted/ana/attention/01-softmax.ipynb",

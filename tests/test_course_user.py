@@ -14,7 +14,7 @@ import tempfile
 import pytest
 
 from grading import cgroups, course_user, sandbox
-from grading.reference import ROOT
+from grading.paths import ROOT
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="set-up creates an account: root only")
 

@@ -12,7 +12,7 @@ from checkpoints.claims import CLAIMS
 from checkpoints.hints import HINTS
 from checkpoints.steps import CHECKS
 from grading.mistakes import BUGGY, buggy_model, buggy_source
-from grading.reference import ROOT
+from grading.paths import ROOT
 
 
 @pytest.mark.parametrize("name", sorted(BUGGY))

@@ -18,10 +18,10 @@ import time
 
 import pytest
 
-from grader_config import ASSIGNMENT
 from grading import classroom, course
 from grading.mistakes import BUGGY
-from grading.reference import ROOT
+from grading.parts import ASSIGNMENT
+from grading.paths import ROOT
 from tests import hostile
 
 pytestmark = [pytest.mark.nbgrader, pytest.mark.hostile]

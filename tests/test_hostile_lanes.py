@@ -21,7 +21,7 @@ import time
 import pytest
 
 from grading import classroom, course
-from grading.reference import ROOT
+from grading.paths import ROOT
 from tests import hostile
 from tests.test_hostile_class import (
     Listener,

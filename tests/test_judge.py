@@ -14,7 +14,8 @@ import pytest
 
 from grading import judge
 from grading.mistakes import BUGGY, replace_function
-from grading.reference import ROOT, reference_source
+from grading.paths import ROOT
+from grading.reference import reference_source
 
 WRONG_SOFTMAX = replace_function(reference_source(), "softmax", BUGGY["softmax.divide_by_max"][1])
 SOFTMAX_CELLS = {"step01-softmax-checks", "step01-softmax-hidden"}

@@ -8,7 +8,7 @@ import urllib.error
 
 import pytest
 
-from grading.reference import ROOT
+from grading.paths import ROOT
 from tests.lab_server import get, running_lab
 
 pytestmark = pytest.mark.nbgrader

@@ -14,7 +14,7 @@ import urllib.request
 import pytest
 
 from grading import classroom, course
-from grading.reference import ROOT
+from grading.paths import ROOT
 from tests.lab_server import free_port, get
 
 pytestmark = pytest.mark.nbgrader

@@ -14,6 +14,7 @@ import pytest
 import sqlalchemy
 
 from grading import postgres
+from grading.paths import ROOT
 from tests.lab_server import free_port
 
 try:
@@ -154,10 +155,10 @@ def test_start_prints_the_db_url_and_stop_stops():
     command = [sys.executable, "-m", "grading.postgres"]
     try:
         shown = subprocess.run([*command, "start", folder, str(port)], capture_output=True,
-                               text=True, cwd=postgres.ROOT, check=True).stdout  # fmt: skip
+                               text=True, cwd=ROOT, check=True).stdout  # fmt: skip
         assert shown == f"DB_URL={postgres.url(port, folder)}\n"
         assert postgres.password(folder) not in shown
     finally:
-        subprocess.run([*command, "stop", folder], cwd=postgres.ROOT, check=True)
+        subprocess.run([*command, "stop", folder], cwd=ROOT, check=True)
         assert not os.path.exists(os.path.join(folder, "data", "postmaster.pid"))
         shutil.rmtree(folder, ignore_errors=True)

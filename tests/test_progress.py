@@ -9,7 +9,8 @@ import sys
 
 from checkpoints.progress import progress
 from grading.mistakes import BUGGY, replace_function
-from grading.reference import ROOT, reference_source
+from grading.paths import ROOT
+from grading.reference import reference_source
 
 
 def statuses(view):

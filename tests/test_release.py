@@ -9,7 +9,7 @@ import pytest
 
 from checkpoints import i18n
 from grading import course, editions, masters
-from grading.reference import ROOT
+from grading.paths import ROOT
 
 pytestmark = pytest.mark.nbgrader
 

@@ -14,7 +14,7 @@ import time
 import pytest
 
 from grading import cgroups, sandbox
-from grading.reference import ROOT
+from grading.paths import ROOT
 from tests.processes import alive
 
 pytestmark = pytest.mark.skipif(sandbox.unsafe(), reason="graded without the sandbox on purpose")

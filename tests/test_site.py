@@ -25,7 +25,7 @@ from checkpoints import compare, i18n
 from checkpoints.diagnose import FINGERPRINTS_FILE
 from checkpoints.xslm.checks import ANSWERS_FILE
 from grading import course, editions, masters
-from grading.reference import ROOT
+from grading.paths import ROOT
 from lite import build
 from tests import notebook_page
 from tests.lab_server import serving
@@ -267,9 +267,9 @@ def test_a_hand_in_zip_is_collected_and_graded(tmp_path, monkeypatch):
 
 def test_collect_without_zips_says_where_they_go(tmp_path, monkeypatch):
     """make collect with an empty (or no) archive folder names the folder, and runs nothing."""
-    from grading import collect
+    from grading import collect, paths
 
-    monkeypatch.setattr(collect, "COURSE", str(tmp_path))
+    monkeypatch.setattr(paths, "COURSE", str(tmp_path))
     with pytest.raises(SystemExit, match=r"put them in downloaded/xslm/archive/<student>\.zip"):
         collect.collect("xslm")
     with pytest.raises(SystemExit, match="no part 'part3'"):

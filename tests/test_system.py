@@ -5,7 +5,7 @@ import subprocess
 import sys
 
 from grading import system
-from grading.reference import ROOT
+from grading.paths import ROOT
 
 
 def clean_env(**extra):

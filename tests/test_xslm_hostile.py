@@ -9,7 +9,7 @@ import shutil
 import pytest
 
 from grading import xslm_judge
-from grading.reference import ROOT
+from grading.paths import ROOT
 
 pytestmark = pytest.mark.xslm
 

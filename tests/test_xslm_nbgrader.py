@@ -12,7 +12,7 @@ import nbformat
 import pytest
 
 from grading import classroom, course, masters
-from grading.reference import ROOT
+from grading.paths import ROOT
 from grading.xslm_judge import CELLS
 from tests.helpers import class_files, gradebook_students, remove_real_class, write_real_class
 

@@ -1,0 +1,17 @@
+"""The course's parts (nbgrader assignments) and the files a learner hands in for each.
+
+Part one, "attention", is the default wherever a command names no part; part two is "xslm".
+"""
+
+from checkpoints.artifacts import ARTIFACT_CHECKS, OUTPUTS
+from checkpoints.modelfile import MODEL_FILE
+
+ASSIGNMENT = "attention"  # part one
+XSLM = "xslm"  # part two, the tiny GPT
+
+# Files the learner produces: graded as submitted, never replaced by the source versions.
+LEARNER_FILES = {
+    ASSIGNMENT: [MODEL_FILE] + [f"{OUTPUTS}/{name}" for name in ARTIFACT_CHECKS],
+    XSLM: ["engine.py", "gpt.py"]
+    + [f"{OUTPUTS}/xslm-{name}" for name in ("loss.txt", "weights.json", "samples.txt")],
+}

@@ -1,0 +1,111 @@
+"""The layers import one way: paths at the bottom, grader_config at the top, no circle.
+
+Read from the source (ast), imports inside functions included, so an import moved into a
+function to dodge a circle still counts.
+"""
+
+import ast
+import os
+import sys
+
+from grading.paths import ROOT
+
+LAYERS = ("grading", "lite", "checkpoints", "bench")  # the course's own packages
+
+
+def course_modules():
+    """{dotted name: file} of every module of the course's packages, and grader_config."""
+    found = {"grader_config": os.path.join(ROOT, "grader_config.py")}
+    for package in LAYERS:
+        for here, dirs, files in os.walk(os.path.join(ROOT, package)):
+            dirs[:] = [d for d in dirs if d != "__pycache__"]
+            for name in files:
+                if name.endswith(".py"):
+                    dotted = os.path.relpath(os.path.join(here, name), ROOT)[:-3].replace("/", ".")
+                    found[dotted.removesuffix(".__init__")] = os.path.join(here, name)
+    return found
+
+
+def imported(name, path, known):
+    """The course modules that module `name` (at path) imports, anywhere in its text."""
+    package = name if path.endswith("__init__.py") else name.rpartition(".")[0]
+    names = set()
+    for node in ast.walk(ast.parse(open(path, encoding="utf-8").read())):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join(parts + ([node.module] if node.module else []))
+            names.add(base)
+            names.update(f"{base}.{alias.name}" for alias in node.names)
+    own_packages = {name.rsplit(".", k)[0] for k in range(1, name.count(".") + 1)}
+    return {n for n in names if n in known and n != name and n not in own_packages}
+
+
+def graph():
+    """{module: the course modules it imports}."""
+    known = course_modules()
+    return {name: imported(name, path, known) for name, path in known.items()}
+
+
+def circles(edges):
+    """The strongly connected groups of more than one module (Tarjan's algorithm)."""
+    index, low, stack, on, found = {}, {}, [], set(), []
+
+    def visit(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in edges[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = []
+            while not group or group[-1] != v:
+                group.append(stack.pop())
+                on.discard(group[-1])
+            if len(group) > 1:
+                found.append(sorted(group))
+
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 10_000))
+    for v in edges:
+        if v not in index:
+            visit(v)
+    return found
+
+
+def test_no_module_of_the_course_imports_grader_config():
+    """grader_config.py configures nbgrader from the package; the package never imports it."""
+    importers = [name for name, uses in graph().items() if "grader_config" in uses]
+    assert importers == []
+
+
+def test_the_paths_module_imports_only_the_standard_library():
+    """Every module may import grading.paths, so it imports nothing of the course itself."""
+    assert graph()["grading.paths"] == set()
+    tree = ast.parse(open(os.path.join(ROOT, "grading", "paths.py"), encoding="utf-8").read())
+    modules = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    assert modules <= set(sys.stdlib_module_names)
+
+
+def test_the_learner_package_imports_nothing_of_the_grading_side():
+    """checkpoints/ ships to learners: nothing in it reaches grading/, lite/ or bench/."""
+    reached = {(name, use) for name, uses in graph().items() if name.startswith("checkpoints")
+               for use in uses if not use.startswith("checkpoints")}  # fmt: skip
+    assert reached == set()
+
+
+def test_no_import_circle_among_the_course_modules():
+    """The course's modules form layers: no module imports, however indirectly, itself."""
+    assert circles(graph()) == []
+
+
+def test_a_circle_is_found_when_there_is_one():
+    """The circle finder itself: a → b → c → a is one group, d alone is none."""
+    edges = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert circles(edges) == [["a", "b", "c"]]
