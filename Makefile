@@ -151,16 +151,16 @@ notebooks: $(BIN)/.installed
 	$(BIN)/python -m grading.notebooks_text
 
 bench: $(BIN)/.installed
-	$(BIN)/python bench/run.py
+	$(BIN)/python -m bench.run
 
 ## make bench-site: the in-browser site's build time and size, and a learner's wait for notebook 1's
 ## first checkpoint result in chromium (RUNS=3 fresh browser profiles)
 bench-site: system-browser $(BIN)/.installed $(LITE_CACHE)
-	$(BIN)/python bench/site.py $(if $(RUNS),--runs $(RUNS))
+	$(BIN)/python -m bench.site $(if $(RUNS),--runs $(RUNS))
 
 ## make bench-grading: a class of SIZE (default 40) graded by plain nbgrader, JOBS=1, 2, 4 and Dask
 bench-grading: system-grading $(BIN)/.installed
-	$(BIN)/python bench/grading.py $(if $(SIZE),--size $(SIZE)) $(if $(LANES),--lanes $(LANES))
+	$(BIN)/python -m bench.grading $(if $(SIZE),--size $(SIZE)) $(if $(LANES),--lanes $(LANES))
 
 ## make sandbox: install bubblewrap (Debian/Ubuntu, as root) and check that a sandbox starts here
 sandbox: system-grading $(BIN)/.installed

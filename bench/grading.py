@@ -1,6 +1,6 @@
 """make bench-grading: one class graded by plain nbgrader and by the course's parallel grading.
 
-    python bench/grading.py [--size N] [--lanes plain,1,2,4,dask]
+    python -m bench.grading [--size N] [--lanes plain,1,2,4,dask]   # from the repository root
 
 The class (N submissions, default 40): a correct one, a half-finished one, an empty one, one with
 a broken notebook, and the rest each with one catalogued mistake. Lanes: `plain` is one
@@ -11,15 +11,14 @@ machine's busy time, so sandboxed processes count), submissions a minute and the
 plain nbgrader.
 """
 
+import argparse
 import os
 import shutil
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-from grading import classroom, course, farm  # noqa: E402
-from grading.mistakes import BUGGY  # noqa: E402
+from grading import classroom, course, farm
+from grading.mistakes import BUGGY
 
 
 def cpu_seconds():
@@ -67,13 +66,15 @@ def run_lane(lane, students):
 
 def main(argv):
     """Build the class, run each lane, print the table."""
-    size, lanes = 40, ["plain", "1", "2", "4", "dask"]
-    while argv:
-        flag = argv.pop(0)
-        if flag == "--size":
-            size = int(argv.pop(0))
-        elif flag == "--lanes":
-            lanes = argv.pop(0).split(",")
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.grading",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--size", type=int, default=40, help="submissions in the class")
+    parser.add_argument("--lanes", default="plain,1,2,4,dask", help="comma-separated lanes")
+    args = parser.parse_args(argv)
+    size, lanes = args.size, args.lanes.split(",")
     students = write_class(size)
     print(f"a class of {len(students)} submissions on {os.cpu_count()} cores")
     results, baseline = {}, None

@@ -3,21 +3,18 @@
 Notebook run times, student-edition size, check and grading speed, for part one and part two
 (its training in notebook 4, its checkpoints and its judge).
 
-make bench            (or: PYTHONPATH=. .venv/bin/python bench/run.py)
+make bench            (or, from the repository root: .venv/bin/python -m bench.run)
 """
 
 import os
-import sys
 import tempfile
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-from checkpoints.steps import CHECKS  # noqa: E402
-from grading import course, hidden, judge, masters, sandbox, xslm_judge  # noqa: E402
-from grading.isolation import underlay  # noqa: E402
-from grading.paths import OUTPUTS, ROOT, XSLM_REFERENCE  # noqa: E402
-from grading.reference import reference  # noqa: E402
+from checkpoints.steps import CHECKS
+from grading import course, hidden, judge, masters, sandbox, xslm_judge
+from grading.isolation import underlay
+from grading.paths import OUTPUTS, ROOT, XSLM_REFERENCE
+from grading.reference import reference
 
 
 def timed(fn, repeat=5):

@@ -1,6 +1,6 @@
 """Figures for the in-browser edition: build time and size, and how long a learner waits.
 
-make bench-site       (or: PYTHONPATH=. .venv/bin/python bench/site.py [--runs N])
+make bench-site       (or, from the repository root: .venv/bin/python -m bench.site [--runs N])
 
 Builds the site into a scratch folder, serves it with python -m http.server and drives Debian's
 chromium: for each run, a fresh browser profile opens notebook 1 (Python starts cold in the page),
@@ -14,12 +14,10 @@ import sys
 import tempfile
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-from grading import course  # noqa: E402
-from lite import build  # noqa: E402
-from tests.lab_server import serving  # noqa: E402
-from tests.test_browser import CHROMIUM, CHROMIUM_FLAGS, SOFTMAX  # noqa: E402
+from grading import course
+from lite import build
+from tests.lab_server import serving
+from tests.test_browser import CHROMIUM, CHROMIUM_FLAGS, SOFTMAX
 
 PASSED = "softmax: all 8 checks hold"
 
