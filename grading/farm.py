@@ -165,7 +165,6 @@ def serve(lines=sys.stdin, reply=sys.stdout):
     for line in lines:
         request = json.loads(line)
         student = request["student"]
-        crash_once_for_tests(student)
         errors.lines.clear()
         try:
             autograde_one(student, request.get("assignment", ASSIGNMENT))
@@ -177,15 +176,7 @@ def serve(lines=sys.stdin, reply=sys.stdout):
         reply.flush()
 
 
-def crash_once_for_tests(student):
-    """The dying- and hanging-server tests: exit hard (or hang, ATTENTION_FARM_HOW=hang) on this
-    student the first time (a marker file says so)."""
-    target, flag = os.environ.get("ATTENTION_FARM_CRASH", ""), os.environ.get("ATTENTION_FARM_FLAG")
-    if target == student and flag and not os.path.exists(flag):
-        open(flag, "w").close()
-        if os.environ.get("ATTENTION_FARM_HOW") == "hang":
-            time.sleep(24 * 3600)
-        os._exit(137)
+SERVER = ["-m", "grading.farm", "serve"]  # a grading server's command, after the interpreter
 
 
 class Server:
@@ -193,7 +184,7 @@ class Server:
 
     def __init__(self):
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "grading.farm", "serve"],
+            [sys.executable, *SERVER],
             cwd=ROOT,
             env=course.tool_environment(),
             stdin=subprocess.PIPE,

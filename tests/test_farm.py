@@ -102,8 +102,12 @@ def test_a_rerun_grades_only_what_is_missing_or_changed(plain):
     assert scores() == plain
 
 
+CRASHING_SERVER = ["-m", "tests.crashing_server"]  # the farm's server, dying once on cue
+
+
 def test_a_worker_that_dies_is_replaced_and_its_submission_retried(plain, tmp_path, monkeypatch):
     """The server grading no-sqrt-d exits hard once: a new server grades it, nothing is lost."""
+    monkeypatch.setattr(farm, "SERVER", CRASHING_SERVER)
     monkeypatch.setenv("ATTENTION_FARM_CRASH", "no-sqrt-d")
     monkeypatch.setenv("ATTENTION_FARM_FLAG", str(tmp_path / "crashed"))
     outcomes = {o.student: o for o in farm.autograde(list(CLASS), jobs=2, force=True)}
@@ -115,6 +119,7 @@ def test_a_worker_that_dies_is_replaced_and_its_submission_retried(plain, tmp_pa
 
 def test_a_worker_that_hangs_is_stopped_and_its_submission_retried(plain, tmp_path, monkeypatch):
     """The server grading post-ln goes silent once: after the deadline a new server grades it."""
+    monkeypatch.setattr(farm, "SERVER", CRASHING_SERVER)
     monkeypatch.setenv("ATTENTION_FARM_CRASH", "post-ln")
     monkeypatch.setenv("ATTENTION_FARM_HOW", "hang")
     monkeypatch.setenv("ATTENTION_FARM_FLAG", str(tmp_path / "hung"))
