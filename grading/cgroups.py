@@ -10,7 +10,7 @@ confirmation.
 
 Where cgroups cannot be used (no v1 freezer, or neither root nor a delegated parent),
 `Group.available()` is False and a sandbox is ended by its pid namespace alone (bubblewrap's
---die-with-parent); README says so.
+--die-with-parent); docs/scoring-and-sandbox.md says so.
 """
 
 import os

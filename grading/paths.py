@@ -69,7 +69,7 @@ def db_url():
     """The gradebook: DB_URL from the environment, else the SQLite file with a lock timeout.
 
     SQLite's writers wait up to 5 minutes for each other, so parallel grading never fails on a
-    lock; DB_URL can be any SQLAlchemy URL, e.g. PostgreSQL (README, "A large class").
+    lock; DB_URL can be any SQLAlchemy URL, e.g. PostgreSQL (docs/large-classes.md).
     """
     return os.environ.get("DB_URL") or f"sqlite:///{SQLITE_GRADEBOOK}?timeout=300"
 

@@ -74,7 +74,7 @@ def test_make_lab_part_two_joins_the_same_workspace(tmp_path):
 
 
 def test_a_notebook_runs_headless_from_the_workspace(tmp_path):
-    """README's headless command executes a solved notebook in the workspace
+    """the headless command of the learners' page executes a solved notebook in the workspace
     and saves the checkpoint output.
     """
     import nbformat
@@ -162,7 +162,7 @@ def saved_text(path):
 
 
 def test_a_wrong_function_runs_headless_to_the_end_and_keeps_its_report(tmp_path):
-    """README's headless command on a notebook with a softmax that overflows: it exits 0, and the
+    """The headless command on a notebook with a softmax that overflows: it exits 0, and the
     notebook keeps the demo cell's one line, the checkpoint's report naming the mistake, its one
     line, and the cells after it."""
     from checkpoints.catalogue import BY_NAME

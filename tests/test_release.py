@@ -65,7 +65,7 @@ def test_release_keeps_checkpoints_and_stub_instructions(release_dir):
 
 def run_workspace(tmp_path, monkeypatch, solve, edition="en", allow_errors=True):
     """Run every notebook of a fresh workspace of one edition (solved or not); its outputs.
-    allow_errors=False: as Run All and README's headless command do, stop at a cell that raises."""
+    allow_errors=False: as Run All and the headless command do, stop at a cell that raises."""
     monkeypatch.delenv("PYTHONPATH", raising=False)  # a learner's kernel has no grading package
     monkeypatch.delenv("ATTENTION_EDITION", raising=False)  # the workspace says its edition
     work = str(tmp_path / "workspace")

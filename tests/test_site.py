@@ -1,8 +1,9 @@
 """The in-browser edition: `make site` builds a static site that runs the whole course in the
 browser (JupyterLite, Pyodide), serves everything it runs, and ships no solution.
 
-The browser tests serve the site with `python -m http.server`, as README says, and drive Debian's
-chromium with Playwright; every request that would leave 127.0.0.1 is refused and recorded.
+The browser tests serve the site with `python -m http.server`, as docs/browser.md says, and
+drive Debian's chromium with Playwright; every request that would leave 127.0.0.1 is refused
+and recorded.
 """
 
 import asyncio
@@ -207,8 +208,8 @@ def test_hand_in_zips_one_part_and_says_what_is_missing(tmp_path, monkeypatch):
 
 
 def collect_and_grade(zip_path, student):
-    """Put a hand-in zip where README says, run `make collect`, grade it with plain nbgrader;
-    returns (files collected, score, max score). The zip is removed afterwards."""
+    """Put a hand-in zip where docs/browser.md says, run `make collect`, grade it with plain
+    nbgrader; returns (files collected, score, max score). The zip is removed afterwards."""
     from nbgrader.api import Gradebook
 
     from grading import classroom
@@ -330,7 +331,7 @@ def test_hostile_zips_are_set_aside_and_the_class_is_still_collected(tmp_path):
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
-    """`make site SITE=<tmp>`, as README runs it."""
+    """`make site SITE=<tmp>`, as the browser page runs it."""
     out = tmp_path_factory.mktemp("site") / "site"
     done = subprocess.run(
         ["make", "site", f"SITE={out}"], cwd=ROOT, capture_output=True, text=True, timeout=900
@@ -556,8 +557,8 @@ def test_a_learner_works_in_the_browser_offline(served, browser_context):
     with zipfile.ZipFile(zipped) as z:
         assert "def softmax(xs):" in z.read("model.py").decode()
         assert set(PART_NOTEBOOKS["attention"]) <= set(z.namelist())
-    # graded as README says: the browser's notebooks (saved by JupyterLite) earn step 1's points
-    # (the site's build released part one, so the gradebook knows the assignment)
+    # graded as docs/browser.md says: the browser's notebooks (saved by JupyterLite) earn step 1's
+    # points (the site's build released part one, so the gradebook knows the assignment)
     found, score, max_score = collect_and_grade(zipped, "browser-learner")
     assert "01-softmax.ipynb" in found and "model.py" in found
     step1 = notebook_points(os.path.join(masters.SOURCE, "01-softmax.ipynb"))

@@ -62,7 +62,7 @@ def test_grade_ids_unique_across_both_parts():
 def test_masters_rebuild_the_reference_and_train_in_under_a_minute(tmp_path):
     """Executing the five notebooks in a scratch copy reproduces xslm/engine.py, xslm/gpt.py and
     the three artifacts byte for byte (the training is seeded). The time is printed, not asserted:
-    README reports it; a busy machine must not fail the suite."""
+    docs/part-two.md reports it; a busy machine must not fail the suite."""
     start = time.perf_counter()
     work, timings = masters.run_masters(str(tmp_path), part="xslm")
     print(f"part two's five notebooks: {time.perf_counter() - start:.1f} s {timings}")
