@@ -118,14 +118,19 @@ def own_uid():
     return uid_mode() != "own"
 
 
+# Run first as the namespace's root: no user namespace can be made inside it any more, so learner
+# code cannot become root of a nested one (and reach the kernel's namespaced interfaces as root).
+NO_NESTED_NAMESPACES = 'echo 0 > /proc/sys/user/max_user_namespaces || exit 125; exec "$@"'
+
+
 def namespace_root():
     """As an unprivileged grader: a prefix that runs a command as root of a new user namespace
-    where only the grader (as root) and the sandbox uid exist."""
+    where only the grader (as root) and the sandbox uid exist, and none can be nested."""
     if uid_mode() != "mapped":
         return []
     uid = sandbox_uid()
-    return ["unshare", f"--map-users={uid},{uid},1", f"--map-groups={uid},{uid},1",
-            "--map-root-user", "--"]  # fmt: skip
+    mapping = [f"--map-users={uid},{uid},1", f"--map-groups={uid},{uid},1", "--map-root-user"]
+    return ["unshare", *mapping, "--", "/bin/sh", "-c", NO_NESTED_NAMESPACES, "namespace"]
 
 
 STDLIB_PYTHON = os.path.realpath(sys.executable)  # the interpreter itself, outside any venv
@@ -227,6 +232,7 @@ def limits(memory):
         f"--cpu={CPU_SECONDS}",
         f"--fsize={FILE_BYTES}",
         f"--nofile={OPEN_FILES}",
+        "--core=0",  # no core dump: a piped core_pattern would hand learner memory to a host helper
         "--",
     ]
 

@@ -94,6 +94,13 @@ def test_the_course_user_opens_and_seals_a_socket_folder(answer):
     assert sealed["connection_file"] == user.pw_uid  # taken back too: the learner cannot edit it
 
 
+def test_learner_code_cannot_nest_a_user_namespace_nor_dump_core(answer):
+    """Inside, `unshare --user` fails (the namespace allows none nested), and no core is dumped."""
+    seen, _ = answer
+    code, core = seen["nested"].split(" ", 1)
+    assert code != "0" and core == "(0, 0)"
+
+
 def test_a_slip_that_binds_a_graders_folder_still_cannot_write_it(answer):
     """Even a writable bind of the grader's own folder is not the sandbox uid's to write."""
     seen, _ = answer

@@ -109,6 +109,20 @@ def slip(parent):
     return {"said": done.stdout.strip(), "names": os.listdir(folder)}
 
 
+NESTED = """
+import resource, subprocess
+nested = subprocess.run(["unshare", "--user", "--map-root-user", "true"], capture_output=True)
+print(nested.returncode, resource.getrlimit(resource.RLIMIT_CORE))
+"""
+
+
+def nested():
+    """Whether learner code can make a user namespace of its own; its core dump limit."""
+    argv = [sys.executable, "-I", "-S", "-c", NESTED]
+    done = subprocess.run(sandbox.wrap(argv), capture_output=True, text=True, timeout=60)
+    return done.stdout.strip()
+
+
 def claims():
     """The sandbox uid this process claimed, and whether the claim is really held."""
     uid = sandbox.sandbox_uid()
@@ -134,4 +148,5 @@ if __name__ == "__main__":
         "detached": detached(),
         "sealed": sealed(work),
         "slip": slip(work),
+        "nested": nested(),
     }))  # fmt: skip
