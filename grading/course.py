@@ -94,8 +94,7 @@ def release(edition=ENGLISH, assignment=ASSIGNMENT):
         print(done.stdout[-3000:] + done.stderr[-3000:])
         raise SystemExit("nbgrader generate_assignment failed (its log is above)")
     folder = release_folder(edition, assignment)
-    if not os.path.isdir(os.path.join(folder, "checkpoints")):  # part two links to the package
-        install_package(folder)
+    install_package(folder, assignment, edition)  # nbgrader's source folders do not hold it
     files = sum(len(f) for _, _, f in os.walk(folder))
     where = os.path.relpath(folder, ROOT)
     print(f"{where}: {files} files, {folder_size(folder) / 1024:.0f} KiB")

@@ -249,8 +249,8 @@ def problems(code):
 
 
 def build(code, assignment="attention"):
-    """nbgrader's source folder for one edition of one part: translated notebooks, the checkpoints
-    package (telling the learner's kernel its edition) and nothing else; its path."""
+    """nbgrader's source folder for one edition of one part: its translated notebooks and nothing
+    else (the release gets the checkpoints package from grading.course); its path."""
     if code == ENGLISH:
         return os.path.dirname(SOURCE)
     books = {notebook: translated(code, notebook) for notebook in master_notebooks(assignment)}
@@ -259,13 +259,7 @@ def build(code, assignment="attention"):
         raise SystemExit(f"the {code} edition is not complete:\n  " + "\n  ".join(missing))
     target = os.path.join(BUILD, code, assignment)
     shutil.rmtree(target, ignore_errors=True)
-    shutil.copytree(
-        os.path.join(SOURCE, "checkpoints"),
-        os.path.join(target, "checkpoints"),
-        ignore=shutil.ignore_patterns("__pycache__", "edition"),
-    )
-    with open(os.path.join(target, "checkpoints", "locales", "edition"), "w") as f:
-        f.write(code + "\n")
+    os.makedirs(target)
     for notebook, (book, _) in books.items():
         nbformat.write(book, os.path.join(target, notebook))
     return os.path.dirname(target)

@@ -5,8 +5,8 @@
   moved) to the name nbgrader expects;
 - symbolic links and special files are removed (nbgrader would copy what a link points at, which
   could be any file of the instructor's);
-- part two's folder gets the course's checkpoints package, which nbgrader itself copies for part
-  one only (part two's master folder links to it);
+- the folder gets the course's checkpoints package in place of the learner's copy (nbgrader's
+  source folders do not hold it, so nbgrader itself would copy none);
 - what was wrong is returned as plain sentences for grades.csv.
 
 `make autograde` runs it for each student; nbgrader runs it too, as `Autograde.pre_convert_hook`,
@@ -75,8 +75,7 @@ def intake(folder, assignment=ASSIGNMENT):
     if not os.path.isdir(folder):
         return [f"no {assignment}/ folder in this submission: nothing to grade"]
     problems = remove_links(folder)
-    if os.path.islink(os.path.join(PARTS[assignment][0], "checkpoints")):
-        install_package(folder)  # nbgrader would not copy the linked package from the source
+    install_package(folder, assignment)  # the course's own copy, whatever the learner's holds
     readable = read_notebooks(folder)
     expected = expected_notebooks(assignment)
     for name, ids in expected.items():

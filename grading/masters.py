@@ -17,8 +17,10 @@ import tempfile
 import time
 
 from checkpoints.artifacts import ARTIFACT_CHECKS
+from checkpoints.i18n import DEFAULT as ENGLISH
 from checkpoints.xslm import artifacts as xslm_artifacts
-from grading.paths import ROOT, masters
+from grading.parts import PACKAGE_LEAVES_OUT
+from grading.paths import LEARNER_PACKAGE, ROOT, masters
 
 SOURCE = masters("attention")
 ARTIFACTS = list(ARTIFACT_CHECKS)  # the artifact files the masters write into outputs/
@@ -46,20 +48,29 @@ PARTS = {
 }
 
 
-def install_package(folder):
-    """Put a fresh copy of the learner-side checkpoints package into folder (any old one goes).
+def install_package(folder, part, edition=ENGLISH):
+    """Put a fresh copy of part's share of the checkpoints package into folder (any old one goes).
 
-    Part two's master folder holds the package as a link to part one's, and nbgrader copies no
-    linked folder: its release and each of its submissions get the package this way instead.
+    The package lives at the top of the repository, outside nbgrader's source folders, so nbgrader
+    copies it nowhere: the release, each submission (at intake) and each workspace get it from
+    here. A non-English edition's copy carries locales/edition, the language its kernel speaks.
     """
     target = os.path.join(folder, "checkpoints")
     if os.path.islink(target) or os.path.isfile(target):
         os.unlink(target)
     elif os.path.isdir(target):
         shutil.rmtree(target)
-    shutil.copytree(
-        os.path.join(SOURCE, "checkpoints"), target, ignore=shutil.ignore_patterns("__pycache__")
-    )
+    left_out = {os.path.join(LEARNER_PACKAGE, name) for name in PACKAGE_LEAVES_OUT[part]}
+
+    def ignore(here, names):
+        """The caches, a stray edition file, and what part leaves out."""
+        skip = {"__pycache__"} | ({"edition"} if os.path.basename(here) == "locales" else set())
+        return [n for n in names if n in skip or os.path.join(here, n) in left_out]
+
+    shutil.copytree(LEARNER_PACKAGE, target, ignore=ignore)
+    if edition != ENGLISH:
+        with open(os.path.join(target, "locales", "edition"), "w", encoding="utf-8") as f:
+            f.write(edition + "\n")
 
 
 def notebooks(folder=SOURCE):

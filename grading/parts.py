@@ -15,3 +15,11 @@ LEARNER_FILES = {
     XSLM: ["engine.py", "gpt.py"]
     + [f"{OUTPUTS}/xslm-{name}" for name in ("loss.txt", "weights.json", "samples.txt")],
 }
+
+# What of the checkpoints package (the top-level checkpoints/, the same for every part) a part's
+# student edition leaves out: the other part's checks and answer table. A workspace holding both
+# parts ends up with the whole package.
+PACKAGE_LEAVES_OUT = {
+    ASSIGNMENT: ["xslm"],  # part two's subpackage, answers.json included
+    XSLM: ["fingerprints.json"],  # part one's answer table
+}

@@ -588,10 +588,10 @@ with open("../../../model.py", "a") as f:
         "h-out-checkpoints-source",
         C,
         "writing outside",
-        "appends a comment to the master checkpoints/compare.py, "
-        "which nbgrader copies to later students",
+        "appends a comment to the course's checkpoints/compare.py, "
+        "which every release and every later submission's intake copies",
         cell="""
-with open("../../../notebooks/attention/checkpoints/compare.py", "a") as f:
+with open("../../../checkpoints/compare.py", "a") as f:
     f.write("\\n# __CANARY__\\n")
 """,
     ),

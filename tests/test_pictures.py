@@ -74,7 +74,7 @@ def test_pictures_module_is_standard_library_only():
     """The learner-side pictures import nothing outside the standard library
     (they must run in a browser); from their own package, only i18n (the words).
     """
-    folder = os.path.join(ROOT, "notebooks", "attention", "checkpoints")
+    folder = os.path.join(ROOT, "checkpoints")
     tree = ast.parse(open(os.path.join(folder, "pictures.py"), encoding="utf-8").read())
     imported = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
     imported |= {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and not n.level}

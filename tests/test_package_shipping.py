@@ -1,0 +1,88 @@
+"""The checkpoints package is a real folder at the top of the repository, and each part's student
+edition, each submission and each workspace get their share of it from there (no links: nbgrader
+and Windows checkouts follow none)."""
+
+import os
+
+import pytest
+
+from grading import course, intake, masters
+from grading.parts import ASSIGNMENT, PACKAGE_LEAVES_OUT, XSLM
+from grading.paths import LEARNER_PACKAGE, ROOT
+
+pytestmark = pytest.mark.nbgrader
+
+TRACKED_FOLDERS = ("checkpoints", "notebooks", "grading", "lite", "tests", "docs", "bench", "xslm")
+
+
+def files_under(folder):
+    """Every file below folder, as paths relative to it."""
+    return {
+        os.path.relpath(os.path.join(here, name), folder)
+        for here, _, names in os.walk(folder)
+        for name in names
+    }
+
+
+def test_the_repository_holds_no_symbolic_link():
+    """checkpoints/ is the package itself; no folder of the course is a link to another."""
+    links = [
+        os.path.relpath(os.path.join(here, name), ROOT)
+        for top in TRACKED_FOLDERS
+        for here, dirs, files in os.walk(os.path.join(ROOT, top))
+        for name in dirs + files
+        if os.path.islink(os.path.join(here, name))
+    ]
+    assert os.path.isfile(os.path.join(LEARNER_PACKAGE, "__init__.py")) and not links
+
+
+@pytest.mark.parametrize("part", [ASSIGNMENT, XSLM])
+def test_each_release_ships_its_own_share_of_the_package(part):
+    """release/<part>/checkpoints: the whole package but the other part's checks and table."""
+    shipped = files_under(os.path.join(course.release(assignment=part), "checkpoints"))
+    whole = {p for p in files_under(LEARNER_PACKAGE) if "__pycache__" not in p}
+    left_out = {
+        p for p in whole if any(p.split(os.sep)[0] == name for name in PACKAGE_LEAVES_OUT[part])
+    }
+    assert left_out and shipped == whole - left_out
+    table = {ASSIGNMENT: "fingerprints.json", XSLM: os.path.join("xslm", "answers.json")}
+    other = {ASSIGNMENT: XSLM, XSLM: ASSIGNMENT}[part]
+    assert table[part] in shipped and table[other] not in shipped
+
+
+def test_a_korean_release_of_part_two_speaks_korean():
+    """The edition file goes into the package an edition's release ships, English ships none."""
+    folder = course.release("ko", XSLM)
+    with open(os.path.join(folder, "checkpoints", "locales", "edition"), encoding="utf-8") as f:
+        assert f.read().strip() == "ko"
+    english = os.path.join(course.release(assignment=XSLM), "checkpoints", "locales", "edition")
+    assert not os.path.exists(english)
+
+
+def test_a_workspace_of_both_parts_holds_the_whole_package(tmp_path):
+    """Part one, then part two, in one workspace: both answer tables are there, and the
+    learner's files are untouched."""
+    work = str(tmp_path / "ws")
+    course.workspace(work)
+    assert not os.path.exists(os.path.join(work, "checkpoints", "xslm"))
+    with open(os.path.join(work, "model.py"), "a", encoding="utf-8") as f:
+        f.write("# mine\n")
+    course.workspace(work, assignment=XSLM)
+    package = os.path.join(work, "checkpoints")
+    assert os.path.isfile(os.path.join(package, "fingerprints.json"))
+    assert os.path.isfile(os.path.join(package, "xslm", "answers.json"))
+    with open(os.path.join(work, "model.py"), encoding="utf-8") as f:
+        assert f.read().endswith("# mine\n")
+
+
+def test_intake_replaces_the_learners_copy_of_the_package(tmp_path):
+    """A submission's checkpoints/ (edited, or missing a file) is replaced by the course's."""
+    folder = tmp_path / "submitted" / "ada" / ASSIGNMENT
+    masters.install_package(str(folder), XSLM)  # the wrong part's share, then edited
+    compare = folder / "checkpoints" / "compare.py"
+    compare.write_text("def first_difference(*args):\n    return None\n", encoding="utf-8")
+    intake.intake(str(folder), ASSIGNMENT)
+    with open(os.path.join(LEARNER_PACKAGE, "compare.py"), encoding="utf-8") as f:
+        assert compare.read_text(encoding="utf-8") == f.read()
+    assert (folder / "checkpoints" / "fingerprints.json").is_file()
+    assert not (folder / "checkpoints" / "xslm").exists()
