@@ -2,6 +2,7 @@
 never the solution unasked.
 """
 
+import json
 import os
 import re
 
@@ -68,3 +69,23 @@ def test_the_stuck_line_is_a_call_a_notebook_can_run():
     namespace = {}
     exec(call.group(1), namespace)
     assert callable(namespace["hint"])
+
+
+def test_no_hint_or_message_holds_a_solution_line():
+    """The third tier gives the formula or a worked number, never the code: no locale file (nor
+    any other file of the package) holds a line of a master solution."""
+    from tests.leaks import leaked_lines, solution_lines
+
+    secrets = solution_lines()
+    assert len(secrets) > 60
+    assert leaked_lines(os.path.join(ROOT, "checkpoints"), secrets) == {}
+
+
+def test_the_leak_finder_sees_a_solution_line_in_a_hint(tmp_path):
+    """A solution line copied into a hint, re-spaced, is found in the JSON it is stored in."""
+    from tests.leaks import leaked_lines, solution_lines
+
+    secret = sorted(solution_lines())[0]
+    hint = {"hints": {"x": ["why", "where", "first  " + secret.replace(" ", "   ") + "; then"]}}
+    (tmp_path / "xx.json").write_text(json.dumps(hint, ensure_ascii=True), encoding="utf-8")
+    assert leaked_lines(str(tmp_path), {secret}) == {"xx.json": [secret]}

@@ -10,6 +10,7 @@ import pytest
 from checkpoints import i18n
 from grading import course, editions, masters
 from grading.paths import ROOT
+from tests.leaks import leaked_lines, solution_lines
 
 pytestmark = pytest.mark.nbgrader
 
@@ -53,6 +54,16 @@ def test_release_holds_no_solution_no_hidden_test_no_reference(release_dir):
                 )
                 leaked = [line for line in secrets if line in code]
                 assert not leaked, f"{name} leaks {leaked[:3]}"
+
+
+@pytest.mark.parametrize("part", list(masters.PARTS))
+@pytest.mark.parametrize("edition", editions.languages())
+def test_no_file_of_any_release_holds_a_solution_line(edition, part):
+    """Each part's student edition in each language, checkpoints and their hints included, holds
+    no line of a master solution, however it is spaced or wrapped in JSON."""
+    secrets = solution_lines()
+    assert len(secrets) > 60
+    assert leaked_lines(course.release(edition, part), secrets) == {}
 
 
 def test_release_keeps_checkpoints_and_stub_instructions(release_dir):

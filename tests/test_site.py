@@ -30,6 +30,7 @@ from grading.paths import ROOT
 from lite import build
 from tests import notebook_page
 from tests.lab_server import serving
+from tests.leaks import leaked_lines, solution_lines
 from tests.test_browser import CHROMIUM, CHROMIUM_FLAGS, EXERCISE, SOFTMAX, screenshot
 
 pytestmark = pytest.mark.site
@@ -341,32 +342,11 @@ def site(tmp_path_factory):
     return str(out)
 
 
-def solution_lines():
-    """Lines only a solution holds: those between BEGIN and END SOLUTION in both parts' master
-    notebooks, but not signatures, docstrings, comments or lines the notebooks show elsewhere."""
-    lines, shown = set(), ""
-    for source, _ in masters.PARTS.values():
-        for code in course.solution_cells(source).values():
-            hidden = re.findall(r"BEGIN SOLUTION(.*?)### END SOLUTION", code, re.S)
-            lines |= {
-                ln.strip()
-                for ln in "\n".join(hidden).splitlines()
-                if len(ln.strip()) > 12
-                and not ln.strip().startswith(("def ", "class ", '"""', "#", "import", "from "))
-                and '"""' not in ln
-            }
-        for name in masters.notebooks(source):
-            book = nbformat.read(os.path.join(source, name), 4)
-            shown += "\n".join(
-                c.source for c in book.cells if not c.metadata.get("nbgrader", {}).get("solution")
-            )
-    return {line for line in lines if line not in shown}
-
-
 @pytest.mark.nbgrader
 def test_site_holds_every_edition_and_no_solution(site):
     """files/<edition>/ holds both parts' notebooks, the checkpoints package and the empty
-    model.py and engine.py; no file there has a solution line, a hidden test or the grader."""
+    model.py and engine.py; no file there (the checkpoints' hints included) has a solution line,
+    a hidden test or the grader."""
     secrets = solution_lines()
     assert len(secrets) > 60
     for code in editions.languages():
@@ -381,11 +361,9 @@ def test_site_holds_every_edition_and_no_solution(site):
             text = open(path, encoding="utf-8").read()
             for marker in ("BEGIN SOLUTION", "HIDDEN TESTS", "grading.hidden", "grading.xslm"):
                 assert marker not in text, f"{marker!r} in {path}"
-            if name.endswith((".ipynb", ".py")) and "checkpoints" not in path:
-                leaked = [line for line in secrets if line in text]
-                assert not leaked, f"{path} leaks {leaked[:3]}"
             if name.endswith(".json"):
                 strict_json(text)  # the browser reads every one of them
+    assert leaked_lines(os.path.join(site, "files"), secrets) == {}  # hints and locales included
 
 
 @pytest.mark.nbgrader
