@@ -12,8 +12,10 @@ SYSTEM := $(PYTHON) -m grading.system
 
 .PHONY: course-user system-test system-grading system-feedback system-demo system-browser system-postgres site collect bench-site lab lint format test test-fast postgres postgres-stop bench-grading release autograde feedback grades demo reference fingerprints notebooks bench sandbox clean
 
-$(BIN)/.installed: requirements.txt requirements-dev.txt
-	$(PYTHON) -m venv $(VENV)
+# .venv is made from the course's own copy of the interpreter (.python/, grading/interpreter.py):
+# the course user and every sandbox can run it, wherever PYTHON was installed.
+$(BIN)/.installed: requirements.txt requirements-dev.txt grading/interpreter.py
+	$(PYTHON) -m grading.interpreter $(VENV)
 	$(BIN)/pip install --quiet --disable-pip-version-check -r requirements-dev.txt
 	touch $@
 

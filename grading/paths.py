@@ -32,6 +32,7 @@ GRADER_CONFIG = os.path.join(ROOT, "grader_config.py")  # nbgrader's configurati
 RELEASED = os.path.join(ROOT, "release")  # nbgrader's release folder: the English editions
 WORKSPACE = os.path.join(ROOT, "workspace")  # `make lab`
 SITE = os.path.join(ROOT, "site")  # `make site`
+PYTHON_COPY = os.path.join(ROOT, ".python")  # the interpreter .venv is made from (interpreter.py)
 LITE_CACHE = os.path.join(ROOT, ".venv", "lite")  # what the site's build fetched
 MATHJAX = os.path.join(ROOT, ".venv", "mathjax")  # for feedback pages offline
 POSTGRES = os.path.join(ROOT, ".postgres")  # `make postgres`: the local server's folder

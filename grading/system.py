@@ -59,6 +59,11 @@ NEEDS = {
         Program("/usr/lib/postgresql/*/bin/initdb", "postgresql", "the PostgreSQL gradebook")
     ],
     "npm": [Program("npm", "npm", "MathJax for the feedback pages (from the npm registry)")],
+    "interpreter": [
+        Program(
+            "patchelf", "patchelf", "the course's own copy of its Python (grading/interpreter.py)"
+        )
+    ],
 }
 
 

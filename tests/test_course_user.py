@@ -51,6 +51,20 @@ def run_as_course_user(script, *args):
     return json.loads(done.stdout)
 
 
+def test_the_course_user_runs_the_courses_python():
+    """The course's venv (made from .python/, grading/interpreter.py) runs as the course user,
+    nbgrader and all: no part of it lies under a home folder it cannot enter."""
+    user = course_user.setup()
+    code = "import json, sys, nbgrader, sqlalchemy; print(json.dumps([sys.version, sys.prefix]))"
+    command = [
+        "setpriv", f"--reuid={user.pw_uid}", f"--regid={user.pw_gid}", "--clear-groups", "--",
+        "env", "-i", "PATH=/usr/bin:/bin", "HOME=/nonexistent", sys.executable, "-I", "-c", code,
+    ]  # fmt: skip
+    done = subprocess.run(command, capture_output=True, text=True, timeout=60, cwd="/")
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert json.loads(done.stdout) == [sys.version, sys.prefix]
+
+
 @pytest.fixture(scope="module")
 def answer():
     """What the course user's sandboxes are (one run for every check below)."""

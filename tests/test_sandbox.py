@@ -40,6 +40,13 @@ def test_sandbox_works_on_this_machine():
     assert sandbox.problem() is None
 
 
+def test_the_sandbox_runs_the_graders_own_python():
+    """Inside, the interpreter is the grader's, patch release and all (not the system's libpython
+    under the grader's standard library), from its neutral path."""
+    code, out = run_inside("import sys; print(repr((sys.version, sys.base_prefix)))")
+    assert code == 0 and eval(out) == (sys.version, sandbox.base_inside())
+
+
 def test_course_root_home_and_tmp_are_hidden(tmp_path):
     """The gradebook, grading/, the reference (any copy of it) and the submissions are not there."""
     copy = tmp_path / "elsewhere" / "model.py"  # a second copy of the reference, outside the course
