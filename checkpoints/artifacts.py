@@ -144,8 +144,22 @@ def check_perm(model, folder=OUTPUTS):
     return artifact_report(PERM_FILE, folder, how, lambda text: perm_checks(text, model))
 
 
+# What a conclusion of step 5 must name, in any edition: the order, and the shuffle or the
+# positions that make it visible (matched as parts of words: "permutation", "shuffles", "섞으면").
+ORDER_WORDS = ["순서", "order", "順序", "順番"]
+SHUFFLE_WORDS = ["permut", "shuffl", "reorder", "position",
+                 "순열", "섞", "위치", "並べ替", "入れ替", "置換", "位置"]  # fmt: skip
+
+
+def names_the_finding(conclusion):
+    """Whether a conclusion speaks of the order and of the shuffle (or positions) that shows it."""
+    said = conclusion.lower()
+    return any(w in said for w in ORDER_WORDS) and any(w in said for w in SHUFFLE_WORDS)
+
+
 def perm_checks(text, model):
-    """Three lines there, equal to the experiment, ≈ 0 without positions and > 0.001 with them."""
+    """Three lines there, equal to the experiment, ≈ 0 without positions and > 0.001 with them,
+    and a conclusion that names what the numbers show."""
     fields = read_fields(text)
     without, with_pe = _number(fields, "without_pe"), _number(fields, "with_pe")
     want_without, want_with = permutation_experiment(model.attention, model.pos_encoding)
@@ -166,6 +180,8 @@ def perm_checks(text, model):
         Check(say("perm_with"),
               with_pe is not None and with_pe > 1e-3, got=str(with_pe), expected="> 0.001",
               hint=say("perm_both_tiny") if tiny else say("perm_with_hint")),
+        Check(say("perm_conclusion"), names_the_finding(fields.get("conclusion", "")),
+              got=repr(fields.get("conclusion", "")[:120]), hint=say("perm_conclusion_hint")),
     ]  # fmt: skip
 
 

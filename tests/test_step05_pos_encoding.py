@@ -78,3 +78,31 @@ def test_permutation_artifact_says_when_the_encoding_is_not_added(tmp_path):
     report = check_perm(learner, str(tmp_path))
     assert not report.passed
     assert "the encoding is not being added" in repr(report)
+
+
+@pytest.mark.parametrize(
+    "conclusion, named",
+    [
+        ("bananas", False),
+        ("order matters", False),  # which numbers show it, and how: not said
+        ("shuffling the rows only shuffles the output: order is invisible without positions", True),
+        ("위치 인코딩이 없으면 행을 섞어도 출력이 섞일 뿐이라 순서가 보이지 않는다", True),
+        ("位置エンコーディングがないと、行を並べ替えても順序は見えない", True),
+    ],
+)
+def test_the_permutation_conclusion_must_name_what_the_numbers_show(tmp_path, conclusion, named):
+    """The conclusion line is read: it names the order and the shuffle (or the positions), in
+    any of the three languages; a sentence that names neither fails with a hint."""
+    from checkpoints.artifacts import PERM_FILE, check_perm, permutation_experiment, say
+    from grading.reference import load_source_module, reference_source
+
+    model = load_source_module(reference_source(), "reference", "model.py")
+    without, with_pe = permutation_experiment(model.attention, model.pos_encoding)
+    (tmp_path / PERM_FILE).write_text(
+        f"without_pe: {without!r}\nwith_pe: {with_pe!r}\nconclusion: {conclusion}\n",
+        encoding="utf-8",
+    )
+    report = check_perm(model, str(tmp_path))
+    failing = [c for c in report.checks if not c.passed]
+    assert report.passed is named
+    assert named or [c.what for c in failing] == [say("perm_conclusion")]
