@@ -396,7 +396,11 @@ def hidden_verdict(grade_id, checkpoint, model):
         return Verdict(
             grade_id,
             True,
-            said("hidden_pass", checkpoint=checkpoint, total=total),
+            said(
+                "hidden_pass_properties" if checkpoint in hidden.BY_PROPERTIES else "hidden_pass",
+                checkpoint=checkpoint,
+                total=total,
+            ),
             record=record,
         )
     lines = [

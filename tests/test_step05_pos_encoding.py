@@ -106,3 +106,32 @@ def test_the_permutation_conclusion_must_name_what_the_numbers_show(tmp_path, co
     failing = [c for c in report.checks if not c.passed]
     assert report.passed is named
     assert named or [c.what for c in failing] == [say("perm_conclusion")]
+
+
+PAIRWISE = """
+
+def pos_encoding(n, d):
+    rows = []
+    for p in range(n):
+        row = []
+        for i in range(0, d, 2):
+            angle = p / 10000 ** (i / d)
+            row += [math.sin(angle), math.cos(angle)]
+        rows.append(row)
+    return rows
+"""
+
+
+def test_an_encoding_that_breaks_at_odd_widths_fails_the_hidden_check():
+    """Writing sin and cos in pairs is right at every even d the notebook tries, and one column
+    too wide at an odd d: the hidden cases try d = 1, 3 and 5, and one position."""
+    from checkpoints.steps import check_pos_encoding
+    from grading import hidden, judge
+    from grading.reference import load_source_module, reference_source
+
+    learner = load_source_module(reference_source() + PAIRWISE, "pairwise", "model.py")
+    assert check_pos_encoding(learner).passed  # the visible check's 6 × 8 and 50 × 16
+    total, failures = hidden.judge("pos_encoding", learner)
+    assert total >= 20 and len(failures) == 3  # d = 1, 3 and 5
+    verdict = judge.hidden_verdict("step05-hidden", "pos_encoding", model)
+    assert verdict.passed and "distinct rows" in verdict.text
