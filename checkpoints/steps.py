@@ -52,10 +52,11 @@ def _try(fn, value, fallback=None):
 
 
 def holds(name, value, predicate, expected=None, shown=brief, **fields):
-    """A property of the learner's value. A crash shows the crash, and no unrelated hint."""
+    """A property of the learner's value. A crash shows the exception, its line and the call,
+    with the property's hints in tiers, as any ✗ does."""
     what = CLAIMS[name].format(**fields)
     if crashed(value):
-        return Check(what, False, got=crash_text(value), expected=expected)
+        return Check(what, False, got=crash_text(value), expected=expected, hint=HINTS[name])
     if _try(predicate, value, False):
         return Check(what, True)
     return Check(what, False, got=_try(shown, value), expected=expected, hint=HINTS[name])
@@ -66,15 +67,15 @@ def raises(name, value, kind, **fields):
     what = CLAIMS[name].format(**fields)
     if isinstance(value, kind):
         return Check(what, True)
-    got, hint = crash_text(value) or say("no_error"), None if crashed(value) else HINTS[name]
-    return Check(what, False, got=got, expected=kind.__name__, hint=hint)
+    got = crash_text(value) or say("no_error")
+    return Check(what, False, got=got, expected=kind.__name__, hint=HINTS[name])
 
 
 def answer(name, got, want, names=("row", "column"), **fields):
     """A known answer to 1e-6: a matrix shows its first differing row, a vector all of it."""
     what = CLAIMS[name].format(**fields)
     if crashed(got):
-        return Check(what, False, got=crash_text(got))
+        return Check(what, False, got=crash_text(got), hint=HINTS[name])
     got = canonical(got)
     found = first_difference(got, want)
     if found is None:

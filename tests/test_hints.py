@@ -89,3 +89,16 @@ def test_the_leak_finder_sees_a_solution_line_in_a_hint(tmp_path):
     hint = {"hints": {"x": ["why", "where", "first  " + secret.replace(" ", "   ") + "; then"]}}
     (tmp_path / "xx.json").write_text(json.dumps(hint, ensure_ascii=True), encoding="utf-8")
     assert leaked_lines(str(tmp_path), {secret}) == {"xx.json": [secret]}
+
+
+def test_a_check_that_fails_by_raising_gets_its_hints_in_tiers():
+    """softmax without the max shift overflows on the large probe: that ✗ names the exception and
+    its line, and each hint level reveals one more tier for it, as for any other ✗."""
+    report = CHECKS["softmax"](buggy_model("softmax.no_max_shift"))
+    crashed = [c for c in report.checks if not c.passed and "OverflowError" in str(c.got)]
+    assert crashed and all(c.hint for c in crashed), repr(report)
+    why, where, formula = crashed[0].hint.tiers()
+    first, second, third = (repr(report.but(level=level)) for level in range(3))
+    assert why in first and where not in first and formula not in first
+    assert where in second and formula not in second
+    assert formula in third
