@@ -469,10 +469,14 @@ def open_to_sandbox(folder, connection_file):
     """Let the sandbox uid read the connection file and bind its sockets in folder.
 
     Called before the kernel starts, while no learner process can be alive; `seal` takes the
-    folder back once the kernel listens. (Under the grader's own uid there is nothing to do.)
+    folder back once the kernel listens. The connection file stays the host's, readable only
+    (ipykernel reads it and, its ports being set, never writes it): no learner process can hold
+    it open for writing, before the seal or after. (Under the grader's own uid there is nothing
+    to do.)
     """
     if own_uid() and not unsafe():
-        give([folder, connection_file], to_sandbox=True)
+        os.chmod(connection_file, 0o644, follow_symlinks=False)
+        give([folder], to_sandbox=True)
 
 
 def seal(folder):
@@ -487,14 +491,11 @@ def seal(folder):
         if os.lstat(folder).st_uid != os.getuid():
             raise SandboxTampered("the kernel's socket folder could not be taken back")
         os.chmod(folder, 0o711, follow_symlinks=False)
-        files = []
         for name in os.listdir(folder):  # what the kernel made before the seal: sockets, and
-            mode = os.lstat(os.path.join(folder, name)).st_mode  # the connection file
-            if not (stat.S_ISSOCK(mode) or stat.S_ISREG(mode)):
+            found = os.lstat(os.path.join(folder, name))  # the host's own connection file
+            ours = stat.S_ISREG(found.st_mode) and found.st_uid == os.getuid()
+            if not (stat.S_ISSOCK(found.st_mode) or ours and found.st_nlink == 1):
                 raise SandboxTampered(f"the kernel's socket folder held {name!r}, not a socket")
-            files += [os.path.join(folder, name)] if stat.S_ISREG(mode) else []
-        if files:
-            give(files, to_sandbox=False)  # the connection file: no longer the learner's to change
 
 
 def give(paths, to_sandbox):

@@ -21,6 +21,7 @@ if os.fork() == 0:
     if os.fork() == 0:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
         signal.signal(signal.SIGHUP, signal.SIG_IGN)
+        print("ready", flush=True)  # the grandchild is detached and deaf to the polite signals
         time.sleep(600)
     os._exit(0)
 time.sleep(600)
@@ -31,6 +32,11 @@ import os, socket, sys, time
 folder = sys.argv[1]
 server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
 server.bind(os.path.join(folder, "shell"))  # what a kernel does before the seal
+try:
+    open(os.path.join(folder, "kernel.json"), "a").close()  # an fd to write through later
+    print("connection file opened", flush=True)
+except OSError as err:
+    print(type(err).__name__, flush=True)
 print("listening", flush=True)
 sys.stdin.readline()  # the host has sealed the folder
 try:
@@ -62,15 +68,17 @@ def detached():
     """A double-forked, setsid, SIGTERM-ignoring grandchild in a sandbox of its own group."""
     group = cgroups.new_group(sandbox.PROCESSES)
     argv = [sys.executable, "-I", "-S", "-c", DETACHED]
-    process = subprocess.Popen(sandbox.wrap(argv, group=group), start_new_session=True)
-    deadline = time.monotonic() + 30
+    process = subprocess.Popen(sandbox.wrap(argv, group=group), start_new_session=True,
+                               stdout=subprocess.PIPE, text=True)  # fmt: skip
+    ready = process.stdout.readline().strip()
+    deadline = time.monotonic() + 30  # the middle child's exit may still be under way
     while len(group.members()) < 4 and time.monotonic() < deadline:
         time.sleep(0.05)
     members = group.members()
     uids = sorted({host_uid(pid) for pid in members} - {None})
     sandbox.end(process, group)
     left = [pid for pid in members if alive(pid)]
-    return {"uids": uids, "members": len(members), "left": left,
+    return {"uids": uids, "members": len(members), "left": left, "ready": ready,
             "removed": not any(os.path.exists(f) for f in group.folders)}  # fmt: skip
 
 
@@ -87,7 +95,7 @@ def sealed(parent):
         sandbox.wrap(argv, extra_binds=[folder]),
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
     )  # fmt: skip
-    said = [process.stdout.readline().strip()]
+    said = [process.stdout.readline().strip(), process.stdout.readline().strip()]
     sandbox.seal(folder)
     process.stdin.write("go\n")
     process.stdin.flush()
@@ -96,7 +104,35 @@ def sealed(parent):
     return {"opened_to": opened, "sealed_to": os.lstat(folder).st_uid,
             "mode": oct(os.lstat(folder).st_mode & 0o777), "said": said,
             "names": sorted(os.listdir(folder)),
-            "connection_file": os.lstat(connection).st_uid}  # fmt: skip
+            "connection_file": os.lstat(connection).st_uid,
+            "planted": planted_connection_file(parent)}  # fmt: skip
+
+
+REPLACE_CONNECTION_FILE = """
+import os, sys
+folder = sys.argv[1]
+os.rename(os.path.join(folder, "kernel.json"), os.path.join(folder, "old.json"))
+os.unlink(os.path.join(folder, "old.json"))
+with open(os.path.join(folder, "kernel.json"), "w") as f:
+    f.write("{}")
+"""
+
+
+def planted_connection_file(parent):
+    """The sandbox replaces the connection file with one of its own before the seal."""
+    folder = sandbox.socket_folder(parent)
+    connection = os.path.join(folder, "kernel.json")
+    with open(connection, "w") as f:
+        f.write("{}")
+    sandbox.open_to_sandbox(folder, connection)
+    argv = [sys.executable, "-I", "-S", "-c", REPLACE_CONNECTION_FILE, folder]
+    done = subprocess.run(sandbox.wrap(argv, extra_binds=[folder]), capture_output=True,
+                          text=True, timeout=60)  # fmt: skip
+    try:
+        sandbox.seal(folder)
+        return f"sealed ({done.returncode}: {done.stderr[-200:]})"
+    except sandbox.SandboxTampered as err:
+        return f"refused: {err}"
 
 
 def slip(parent):
