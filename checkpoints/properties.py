@@ -77,3 +77,10 @@ def renormalised(weights, mask):
     """
     kept = [[w if keep else 0.0 for w, keep in zip(row, mrow)] for row, mrow in zip(weights, mask)]
     return [[w / sum(row) for w in row] for row in kept]
+
+
+def proportions(weights, mask):
+    """Each row's visible weights as shares of their own total (a row whose visible weights are
+    all 0 stays as it is): wᵢⱼ / Σ_visible wᵢₖ. The proportions, whatever the row sums to."""
+    kept = [[w if keep else 0.0 for w, keep in zip(row, mrow)] for row, mrow in zip(weights, mask)]
+    return [[w / sum(row) for w in row] if sum(row) else row for row in kept]

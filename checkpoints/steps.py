@@ -20,6 +20,7 @@ from .properties import (
     leaks,
     mean,
     pair_part,
+    proportions,
     renormalised,
     rows_sum_to_one,
     sums_to_one,
@@ -271,8 +272,15 @@ def masked_attention_checks(run, probe_id, mask, label):
               label=label, shown=lambda w: row_sums(w) if ok else None),
     ]  # fmt: skip
     if ok:
-        want = renormalised(plain[1], mask)
-        checks.append(answer("mask.proportions", weights, want, label=label))
+        want = renormalised(plain[1], mask)  # only the ratios: the row sums are mask.rows' check
+        checks.append(
+            answer(
+                "mask.proportions",
+                _try(lambda w: proportions(canonical(w), mask), weights, weights),
+                want,
+                label=label,
+            )
+        )
     return checks
 
 
