@@ -86,10 +86,9 @@ def test_artifact_check_says_when_attention_was_never_saved(tmp_path, monkeypatc
         check_artifact("02-scale.txt")
 
 
-def test_a_crash_is_reported_with_its_line_and_input_and_no_unrelated_hint(tmp_path):
-    """An IndexError inside attention:
-    the report names it, the line of model.py and the call; no hint.
-    """
+def test_a_crash_is_reported_with_its_line_and_input_then_the_checks_hint(tmp_path):
+    """An IndexError inside attention: the report names it, the line of model.py and the call,
+    then the check's first hint tier, as for any ✗ (the closer tiers only when asked)."""
     from checkpoints.modelfile import load_model
     from checkpoints.steps import CHECKS
     from grading.reference import reference_source
@@ -105,7 +104,9 @@ def test_a_crash_is_reported_with_its_line_and_input_and_no_unrelated_hint(tmp_p
         "raised IndexError: list index out of range at model.py"
         f" line {line}, in attention(3×4, 5×4, 5×6)" in first
     )
-    assert "hint:" not in first
+    hint = report.checks[0].hint.tiers()
+    assert first.index(f"line {line}") < first.index(f"hint: {hint[0]}")
+    assert hint[1] not in first and hint[2] not in first
     from grading.judge import judge_folder  # the same through the judge's sandboxed worker
 
     verdicts, _ = judge_folder(str(tmp_path), ["step02-attention-checks"])
