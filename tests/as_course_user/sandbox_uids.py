@@ -82,13 +82,19 @@ def detached():
             "removed": not any(os.path.exists(f) for f in group.folders)}  # fmt: skip
 
 
-def sealed(parent):
-    """A kernel's socket folder opened to the sandbox, bound into, then sealed."""
+def opened_folder(parent):
+    """A kernel's socket folder with its connection file, opened to the sandbox: (both paths)."""
     folder = sandbox.socket_folder(parent)
     connection = os.path.join(folder, "kernel.json")
     with open(connection, "w") as f:
         f.write("{}")
     sandbox.open_to_sandbox(folder, connection)
+    return folder, connection
+
+
+def sealed(parent):
+    """A kernel's socket folder opened to the sandbox, bound into, then sealed."""
+    folder, connection = opened_folder(parent)
     opened = os.lstat(folder).st_uid
     argv = [sys.executable, "-I", "-S", "-c", LISTEN_THEN_WRITE, folder]
     process = subprocess.Popen(
@@ -120,11 +126,7 @@ with open(os.path.join(folder, "kernel.json"), "w") as f:
 
 def planted_connection_file(parent):
     """The sandbox replaces the connection file with one of its own before the seal."""
-    folder = sandbox.socket_folder(parent)
-    connection = os.path.join(folder, "kernel.json")
-    with open(connection, "w") as f:
-        f.write("{}")
-    sandbox.open_to_sandbox(folder, connection)
+    folder, _ = opened_folder(parent)
     argv = [sys.executable, "-I", "-S", "-c", REPLACE_CONNECTION_FILE, folder]
     done = subprocess.run(sandbox.wrap(argv, extra_binds=[folder]), capture_output=True,
                           text=True, timeout=60)  # fmt: skip
