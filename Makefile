@@ -99,7 +99,7 @@ release: $(BIN)/.installed
 ## JOBS=N parallel graders (default: the number of cores); SCHEDULER=tcp://host:8786 (or local) grades
 ## on a Dask cluster; FORCE=1 regrades submissions already graded; DB_URL=postgresql+psycopg2://...
 ## UNSAFE=1 grades without the bubblewrap sandbox (refused otherwise where it cannot run); grades.csv says so
-## PART=xslm grades part two (submitted/<student>/xslm/; its table is grades-xslm.csv)
+## PART=xslm grades part two (submitted/<student>/xslm/; its table is records/grades-xslm.csv)
 AUTOGRADE_FLAGS = $(if $(JOBS),--jobs $(JOBS)) $(if $(SCHEDULER),--scheduler $(SCHEDULER)) \
 	$(if $(filter 1,$(FORCE)),--force) --part $(PART)
 autograde: system-grading $(BIN)/.installed
@@ -133,8 +133,8 @@ grades: $(BIN)/.installed
 	$(BIN)/python -m grading.classroom grades --part $(PART)
 
 ## make demo: release, a simulated class (correct, empty, six classic mistakes, half-finished), grade, table
-## PART=xslm: part two's class (correct, empty, its eight catalogued mistakes); table in grades-xslm.csv
-## all in demo/, a class folder of its own (demo/submitted/, demo/gradebook.db, demo/grades.csv):
+## PART=xslm: part two's class (correct, empty, its eight catalogued mistakes); table grades-xslm.csv
+## all in demo/, a class folder of its own (demo/submitted/, demo/records/gradebook.db and grades.csv):
 ## the course's submissions and gradebook are never touched
 demo: system-demo $(BIN)/.installed $(VENV)/mathjax/MathJax.js
 	$(if $(filter 1,$(UNSAFE)),ATTENTION_UNSAFE_NO_SANDBOX=1) $(BIN)/python -m grading.classroom demo \
@@ -170,8 +170,8 @@ sandbox: system-grading $(BIN)/.installed
 
 ## make clean: remove what is built (student editions, build/, site/, the demo's class in demo/);
 ## a class (submissions, hand-ins, results, gradebook, tables) is kept unless FORCE=1
-CLASS_FILES := submitted downloaded exchange autograded judged feedback gradebook.db grades.csv \
-	grades-*.csv gradebook-export.csv intake.json
+CLASS_FILES := submitted downloaded exchange autograded judged feedback records gradebook.db \
+	grades.csv grades-*.csv gradebook-export.csv intake.json
 KEPT = $(wildcard $(CLASS_FILES))
 clean:
 	rm -rf release release-* build site demo .pytest_cache

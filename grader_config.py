@@ -29,8 +29,10 @@ def configure(c):
     from nbconvert.preprocessors import ClearMetadataPreprocessor
     from nbgrader import preprocessors as nbp
 
+    from grading import records
     from grading.preprocess import JudgeCells, RepairCells, SandboxedExecute
 
+    records.settle()  # the gradebook in records/, an older layout's moved there first
     c.CourseDirectory.root = COURSE
     c.CourseDirectory.course_id = "attention-by-hand"
     # Relative to COURSE (nbgrader's root): "notebooks" and "release" when it is the repository,

@@ -17,7 +17,7 @@ import time
 
 import nbformat
 
-from grading import course, farm, intake, masters, sandbox
+from grading import course, farm, intake, masters, records, sandbox
 from grading.masters import notebooks
 from grading.mistakes import BUGGY
 from grading.parts import ASSIGNMENT
@@ -28,6 +28,7 @@ from grading.paths import (
     FEEDBACK,
     GRADES_CSV,
     OUTPUTS,
+    RECORDS,
     ROOT,
     SQLITE_GRADEBOOK,
     SUBMITTED,
@@ -109,7 +110,7 @@ def save_failure(student, failure, assignment=ASSIGNMENT):
         json.dump(failure, f)
 
 
-def records(student, assignment=ASSIGNMENT):
+def judge_records(student, assignment=ASSIGNMENT):
     """{notebook: the judge's record} for one student's submission of an assignment."""
     folder = os.path.join(JUDGED, student)
     if not os.path.isdir(folder):
@@ -129,7 +130,7 @@ def problems_of(student, assignment=ASSIGNMENT):
     They come from intake, repairs, kernel deaths, the learner's files and nbgrader itself.
     """
     said = intake.load(student, assignment)
-    for record in records(student, assignment).values():
+    for record in judge_records(student, assignment).values():
         said += record["problems"]
     path = judged_file(student, "nbgrader", assignment)
     if os.path.exists(path):
@@ -143,7 +144,7 @@ def diagnoses_of(student, assignment=ASSIGNMENT):
     return sorted(
         {
             name
-            for record in records(student, assignment).values()
+            for record in judge_records(student, assignment).values()
             for cell in record["cells"].values()
             for name in cell.get("diagnosis", [])
         }
@@ -346,6 +347,7 @@ def start_over():
     if os.path.exists(SQLITE_GRADEBOOK):
         os.remove(SQLITE_GRADEBOOK)
     os.makedirs(COURSE, exist_ok=True)  # nbgrader finds the masters from it (demo/../notebooks)
+    records.settle()
     course.release()
 
 
@@ -409,7 +411,7 @@ def demo(assignment=ASSIGNMENT):
     """make demo from scratch in demo/: its old class cleared, the demo class, graded, tabled.
 
     With assignment="xslm" (make demo PART=xslm): part two's class instead. The rows of its table.
-    The course's own class (submitted/, gradebook.db, DB_URL's gradebook ...) is never touched.
+    The course's own class (submitted/, records/, DB_URL's gradebook ...) is never touched.
     """
     if COURSE != DEMO:
         return demo_in_its_folder(assignment)
@@ -428,7 +430,8 @@ def demo(assignment=ASSIGNMENT):
     where = os.path.relpath(DEMO, ROOT)
     print(
         f"make demo: {time.perf_counter() - start:.0f} s; its class is in {where}/submitted/, "
-        f"graded in {where}/gradebook.db, its table {os.path.relpath(table_file(assignment), ROOT)}"
+        f"graded in {os.path.relpath(SQLITE_GRADEBOOK, ROOT)}, "
+        f"its table {os.path.relpath(table_file(assignment), ROOT)}"
     )
     return rows
 
@@ -447,7 +450,7 @@ def demo_in_its_folder(assignment=ASSIGNMENT):
     if done.returncode != 0:
         raise SystemExit(f"make demo failed (exit {done.returncode}); its output is above")
     name = os.path.basename(table_file(assignment))
-    return read_grades(os.path.join(DEMO, name))
+    return read_grades(os.path.join(DEMO, os.path.relpath(RECORDS, COURSE), name))
 
 
 def main(argv):
@@ -474,6 +477,7 @@ def main(argv):
                 raise SystemExit(f"no part {options['assignment']!r}: {', '.join(masters.PARTS)}")
         else:
             raise SystemExit(f"{argv[0]}: unknown option {flag!r}\n{usage}")
+    records.settle()
     return commands[argv[0]](**options)
 
 

@@ -5,9 +5,10 @@ them. The class (COURSE: ROOT itself, or the folder ATTENTION_COURSE names, as `
 with demo/) holds what learners hand in and what grading makes of it:
 
     submitted/<student>/<part>/      what learners hand in   -> autograded/, feedback/
-    gradebook.db                     the SQLite gradebook (or DB_URL)
     judged/<student>/*.json          the judge's verdicts and the problems found
-    grades.csv, grades-<part>.csv    the tables `make grades` writes
+    records/gradebook.db             the SQLite gradebook (or DB_URL)
+    records/grades.csv               the tables `make grades` writes (grades-<part>.csv after
+                                     the first part); grading/records.py moves older layouts'
     downloaded/<part>/archive/       the in-browser edition's hand-in zips (`make collect`)
 
 Standard library only, and it imports nothing of the course: everything else imports it.
@@ -61,8 +62,9 @@ AUTOGRADED = os.path.join(COURSE, "autograded")
 FEEDBACK = os.path.join(COURSE, "feedback")
 JUDGED = os.path.join(COURSE, "judged")
 EXCHANGE = os.path.join(COURSE, "exchange")  # nbgrader's release/collect folder
-SQLITE_GRADEBOOK = os.path.join(COURSE, "gradebook.db")
-GRADES_CSV = os.path.join(COURSE, "grades.csv")  # part one's table; another part's: grades_csv()
+RECORDS = os.path.join(COURSE, "records")  # the gradebook and the tables (grading/records.py)
+SQLITE_GRADEBOOK = os.path.join(RECORDS, "gradebook.db")
+GRADES_CSV = os.path.join(RECORDS, "grades.csv")  # part one's table; another part's: grades_csv()
 EXPORT_CSV = "gradebook-export.csv"  # `nbgrader export`, relative to where it runs
 
 
@@ -77,7 +79,7 @@ def db_url():
 
 def grades_csv(part):
     """grades-<part>.csv beside grades.csv: the table of a part after the first."""
-    return os.path.join(COURSE, f"grades-{part}.csv")
+    return os.path.join(RECORDS, f"grades-{part}.csv")
 
 
 def downloaded(part, kind="archive"):

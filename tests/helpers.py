@@ -80,8 +80,8 @@ def assert_hidden_judge_passes(name, module):
 # (nbgrader and grading are imported inside: the step tests import this module without them)
 
 REAL_STUDENT = "real-learner"  # a learner of the course's class, never one of the demo's
-CLASS_FOLDERS = ("submitted", "autograded", "judged", "feedback")
-CLASS_FILES = ("gradebook.db", "grades.csv", "grades-xslm.csv")
+CLASS_FOLDERS = ("submitted", "autograded", "judged", "feedback", "records")
+CLASS_FILES = ("gradebook.db", "grades.csv", "grades-xslm.csv")  # where records/ holds them now
 
 
 def class_files(root):

@@ -497,14 +497,14 @@ with open("grading_record.json", "w") as f:
         "h-db-absolute",
         W,
         "record and gradebook",
-        "last cell sets the student's own auto_score to 100 in gradebook.db, "
+        "last cell sets the student's own auto_score to 100 in records/gradebook.db, "
         "found by absolute path",
         notebook="08-notes.ipynb",
         at="end",
         cell="""
 import os, sqlite3
 student = os.path.basename(os.path.dirname(os.getcwd()))
-with sqlite3.connect("__ROOT__/gradebook.db", timeout=60) as db:
+with sqlite3.connect("__ROOT__/records/gradebook.db", timeout=60) as db:
     db.execute("UPDATE grade SET auto_score = 100 WHERE notebook_id IN "
                "(SELECT n.id FROM submitted_notebook n "
                "JOIN submitted_assignment a ON n.assignment_id = a.id WHERE a.student_id = ?)",
@@ -515,17 +515,17 @@ with sqlite3.connect("__ROOT__/gradebook.db", timeout=60) as db:
         "h-db-walk-up",
         W,
         "record and gradebook",
-        "last cell finds gradebook.db by walking up from the working folder, "
+        "last cell finds records/gradebook.db by walking up from the working folder, "
         "sets auto_score to 100",
         notebook="08-notes.ipynb",
         at="end",
         cell="""
 import os, sqlite3
 folder = os.getcwd()
-while folder != "/" and not os.path.exists(os.path.join(folder, "gradebook.db")):
+while folder != "/" and not os.path.exists(os.path.join(folder, "records", "gradebook.db")):
     folder = os.path.dirname(folder)
 student = os.path.basename(os.path.dirname(os.getcwd()))
-with sqlite3.connect(os.path.join(folder, "gradebook.db"), timeout=60) as db:
+with sqlite3.connect(os.path.join(folder, "records", "gradebook.db"), timeout=60) as db:
     db.execute("UPDATE grade SET auto_score = 100 WHERE notebook_id IN "
                "(SELECT n.id FROM submitted_notebook n "
                "JOIN submitted_assignment a ON n.assignment_id = a.id WHERE a.student_id = ?)",
@@ -1038,7 +1038,7 @@ def _race():
     names = [f"0{k}-{n}.ipynb" for k, n in enumerate(
         ["softmax", "attention", "causal-mask", "multi-head", "positional-encoding",
          "layer-norm", "block", "notes"], 1)] + ["model.py", "outputs", "kernel.json", "made-up"]
-    targets = ["__ROOT__/gradebook.db", "__ROOT__/submitted/correct/attention/model.py",
+    targets = ["__ROOT__/records/gradebook.db", "__ROOT__/submitted/correct/attention/model.py",
                "__ROOT__/grading/hidden.py", "__ROOT__/model.py",
                "__OUTSIDE__/root-only", "__OUTSIDE__/plain"]
     places = {os.getcwd()}

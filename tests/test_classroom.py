@@ -28,14 +28,14 @@ def real_class():
     """The course holds a real class (a learner's submission, a gradebook naming them) while the
     demo runs: {path: bytes} of it and the gradebook's students, before the demo."""
     write_real_class()
-    yield class_files(ROOT), gradebook_students(os.path.join(ROOT, "gradebook.db"))
+    yield class_files(ROOT), gradebook_students(os.path.join(ROOT, "records", "gradebook.db"))
     remove_real_class()
 
 
 @pytest.fixture(scope="module")
 def table(real_class):
     classroom.demo()
-    with open(os.path.join(classroom.DEMO, "grades.csv")) as f:
+    with open(os.path.join(classroom.DEMO, "records", "grades.csv")) as f:
         return {row["student"]: row for row in csv.DictReader(f)}
 
 
@@ -47,9 +47,9 @@ def test_demo_leaves_the_course_class_alone(real_class, table):
     after = class_files(ROOT)
     changed = sorted(p for p in files.keys() | after.keys() if files.get(p) != after.get(p))
     assert changed == []
-    assert gradebook_students(os.path.join(ROOT, "gradebook.db")) == students
+    assert gradebook_students(os.path.join(ROOT, "records", "gradebook.db")) == students
     assert REAL_STUDENT not in table
-    demo_students = gradebook_students(os.path.join(classroom.DEMO, "gradebook.db"))
+    demo_students = gradebook_students(os.path.join(classroom.DEMO, "records", "gradebook.db"))
     assert demo_students == set(table) and REAL_STUDENT not in demo_students
 
 
@@ -110,6 +110,6 @@ def test_demo_students_have_names_in_the_gradebook(table):
     """The formgrader lists people: every demo student has a first and a last name."""
     from nbgrader.api import Gradebook
 
-    with Gradebook(f"sqlite:///{os.path.join(classroom.DEMO, 'gradebook.db')}") as gb:
+    with Gradebook(f"sqlite:///{os.path.join(classroom.DEMO, 'records', 'gradebook.db')}") as gb:
         named = {s.id: (s.first_name, s.last_name) for s in gb.students}
     assert all(named[student][0] and named[student][1] for student in table)

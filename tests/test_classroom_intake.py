@@ -119,8 +119,8 @@ EXPECTED_PROBLEM = {
 @pytest.fixture(scope="module")
 def graded():
     shutil.rmtree(classroom.JUDGED, ignore_errors=True)
-    if os.path.exists(os.path.join(classroom.ROOT, "gradebook.db")):
-        os.remove(os.path.join(classroom.ROOT, "gradebook.db"))
+    if os.path.exists(os.path.join(classroom.ROOT, "records", "gradebook.db")):
+        os.remove(os.path.join(classroom.ROOT, "records", "gradebook.db"))
     course.release()  # registers the assignment in the new gradebook
     shutil.rmtree(classroom.SUBMITTED, ignore_errors=True)
     for student in EXPECTED_LOST:

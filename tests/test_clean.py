@@ -16,6 +16,8 @@ CLASS = [
     "autograded/ana/attention/01-softmax.ipynb",
     "judged/ana/graded.json",
     "feedback/ana/attention/01-softmax.html",
+    "records/gradebook.db",
+    "records/grades.csv",
     "gradebook.db",
     "grades.csv",
     "grades-xslm.csv",
@@ -27,8 +29,8 @@ BUILT = [
     "build/editions/ko/attention/01-softmax.ipynb",
     "site/index.html",
     "demo/submitted/correct/attention/model.py",
-    "demo/gradebook.db",
-    "demo/grades.csv",
+    "demo/records/gradebook.db",
+    "demo/records/grades.csv",
     ".pytest_cache/v/cache/lastfailed",
 ]
 
@@ -73,7 +75,7 @@ def test_clean_keeps_the_class_and_says_so(tmp_path):
     assert not os.path.exists(tmp_path / "demo")  # the demo's class is built, not a class
     lines = said.strip().splitlines()
     assert len(lines) == 1 and "FORCE=1" in lines[0]
-    for top in ("submitted", "downloaded", "gradebook.db", "grades.csv", "grades-xslm.csv"):
+    for top in ("submitted", "downloaded", "records", "gradebook.db", "grades.csv"):
         assert top in lines[0].split()
 
 

@@ -40,6 +40,7 @@ NOT_SNAPSHOT = {
     "feedback",
     "judged",
     "exchange",
+    "records",
     "gradebook.db",
     "grades.csv",
     "gradebook-export.csv",
@@ -177,7 +178,7 @@ def gradebook_rows():
     from nbgrader.api import Gradebook
 
     rows = {}
-    with Gradebook(f"sqlite:///{os.path.join(ROOT, 'gradebook.db')}") as gb:
+    with Gradebook(f"sqlite:///{os.path.join(ROOT, 'records', 'gradebook.db')}") as gb:
         for student in classroom.students():
             try:
                 sub = gb.find_submission(ASSIGNMENT, student)
@@ -194,7 +195,7 @@ def all_grades():
     """[(student, grade id, auto score, max score)] for every grade row in the gradebook."""
     from nbgrader.api import Grade, Gradebook
 
-    with Gradebook(f"sqlite:///{os.path.join(ROOT, 'gradebook.db')}") as gb:
+    with Gradebook(f"sqlite:///{os.path.join(ROOT, 'records', 'gradebook.db')}") as gb:
         return [(g.student.id, g.name, g.auto_score, g.max_score) for g in gb.db.query(Grade).all()]
 
 
@@ -237,7 +238,7 @@ def graded():
     for stale in ("gradebook.db", "intake.json", "grades.csv"):
         if os.path.exists(os.path.join(ROOT, stale)):
             os.remove(os.path.join(ROOT, stale))
-    for stale in ("submitted", "autograded", "feedback", "judged"):
+    for stale in ("submitted", "autograded", "feedback", "judged", "records"):
         shutil.rmtree(os.path.join(ROOT, stale), ignore_errors=True)
     course.release()  # also registers the assignment in the new gradebook
     listener = Listener()

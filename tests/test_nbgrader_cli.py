@@ -48,7 +48,7 @@ def test_autograde_gives_the_judges_full_marks(graded):
     """A correct submission autograded by the plain nbgrader command scores 39 of 39."""
     from nbgrader.api import Gradebook
 
-    with Gradebook(f"sqlite:///{os.path.join(ROOT, 'gradebook.db')}") as gb:
+    with Gradebook(f"sqlite:///{os.path.join(ROOT, 'records', 'gradebook.db')}") as gb:
         submission = gb.find_submission("attention", STUDENT)
         assert (submission.score, submission.max_score) == (39.0, 39.0)
 

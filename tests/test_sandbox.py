@@ -56,7 +56,7 @@ def test_course_root_home_and_tmp_are_hidden(tmp_path):
         os.path.join(ROOT, "model.py"),
         os.path.join(ROOT, "grading", "hidden.py"),
         str(copy),
-        os.path.join(ROOT, "gradebook.db"),
+        os.path.join(ROOT, "records", "gradebook.db"),
         os.path.expanduser("~/.bashrc"),
         "/srv",
         "/home",

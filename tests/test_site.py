@@ -234,7 +234,7 @@ def collect_and_grade(zip_path, student):
     )
     graded = course.nbgrader("autograde", "attention", "--student", student, "--force")
     assert graded.returncode == 0, graded.stdout[-2000:] + graded.stderr[-2000:]
-    with Gradebook(f"sqlite:///{os.path.join(ROOT, 'gradebook.db')}") as gb:
+    with Gradebook(f"sqlite:///{os.path.join(ROOT, 'records', 'gradebook.db')}") as gb:
         submission = gb.find_submission("attention", student)
         return found, submission.score, submission.max_score
 

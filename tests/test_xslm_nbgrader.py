@@ -16,6 +16,9 @@ from grading.paths import ROOT
 from grading.xslm_judge import CELLS
 from tests.helpers import class_files, gradebook_students, remove_real_class, write_real_class
 
+REAL_GRADEBOOK = os.path.join(ROOT, "records", "gradebook.db")  # the course's own class's
+DEMO_RECORDS = os.path.join(ROOT, "demo", "records")
+
 pytestmark = [pytest.mark.nbgrader, pytest.mark.xslm]
 LEARNERS = {"xslm-correct": None, "xslm-overwrites": "engine.overwrite_gradients"}
 
@@ -79,7 +82,7 @@ def graded(released):
 def cell_scores(student):
     from nbgrader.api import Gradebook
 
-    with Gradebook(f"sqlite:///{os.path.join(ROOT, 'gradebook.db')}") as gb:
+    with Gradebook(f"sqlite:///{os.path.join(ROOT, 'records', 'gradebook.db')}") as gb:
         submission = gb.find_submission("xslm", student)
         return {
             g.name: g.score for nb in submission.notebooks for g in nb.grades
@@ -118,7 +121,7 @@ def test_make_autograde_part_two_agrees_with_plain_nbgrader(graded):
     assert all(o.ok for o in outcomes), outcomes
     assert {s: cell_scores(s)[0] for s in LEARNERS} == before
     classroom.grades(assignment="xslm")
-    with open(os.path.join(ROOT, "grades-xslm.csv"), encoding="utf-8") as f:
+    with open(os.path.join(ROOT, "records", "grades-xslm.csv"), encoding="utf-8") as f:
         table = f.read()
     assert "engine.overwrite_gradients" in table and "xslm-correct" in table
 
@@ -183,21 +186,21 @@ def test_make_demo_part_two():
 
     write_real_class()
     try:
-        before = class_files(ROOT), gradebook_students(os.path.join(ROOT, "gradebook.db"))
+        before = class_files(ROOT), gradebook_students(REAL_GRADEBOOK)
         classroom.demo("xslm")
-        with open(os.path.join(classroom.DEMO, "grades.csv"), "w") as f:
+        with open(os.path.join(DEMO_RECORDS, "grades.csv"), "w") as f:
             f.write("student,total\nstale,39.0\n")  # part one's table, from an earlier demo
         rows = {row[0]: row for row in classroom.demo("xslm")}
-        assert not os.path.exists(os.path.join(classroom.DEMO, "grades.csv"))
-        assert (class_files(ROOT), gradebook_students(os.path.join(ROOT, "gradebook.db"))) == before
+        assert not os.path.exists(os.path.join(DEMO_RECORDS, "grades.csv"))
+        assert (class_files(ROOT), gradebook_students(REAL_GRADEBOOK)) == before
     finally:
         remove_real_class()
     everyone = {"xslm-correct", "xslm-empty"} | {
         "xslm-" + m.split(".")[1].replace("_", "-") for m in MISTAKES
     }
     assert set(rows) == everyone
-    assert gradebook_students(os.path.join(classroom.DEMO, "gradebook.db")) == everyone
-    with open(os.path.join(classroom.DEMO, "grades-xslm.csv"), newline="", encoding="utf-8") as f:
+    assert gradebook_students(os.path.join(DEMO_RECORDS, "gradebook.db")) == everyone
+    with open(os.path.join(DEMO_RECORDS, "grades-xslm.csv"), newline="", encoding="utf-8") as f:
         tabled = [row[0] for row in csv.reader(f)][1:]
     assert sorted(tabled) == sorted(everyone)  # one row each, none twice
     assert rows["xslm-correct"][2:4] == (29.0, 29.0)

@@ -1,0 +1,75 @@
+"""The class records (gradebook.db, grades.csv, grades-<part>.csv) live in records/ of the class.
+
+They used to sit at the top of the class folder, which is the repository itself unless
+ATTENTION_COURSE names another: beside the course's code and on nbgrader's import path. In a
+folder of their own they can be given to the account grading runs as, without giving it the code.
+`settle()` moves the records an older version left at the top into records/, with no moment at
+which any of them is lost:
+
+1. each old record is hard-linked into a fresh folder beside records/ (the originals stay);
+2. that folder is renamed to records/ in one step, so records/ is either absent or complete;
+3. only then are the originals unlinked, and only those that are the very file in records/.
+
+A process stopped at any point leaves every record readable in one place or the other, and the
+next `settle()` finishes the move. Two processes settling at once are safe: one rename wins, the
+other's folder is discarded. Standard library only.
+"""
+
+import glob
+import os
+import shutil
+import stat
+import tempfile
+
+from grading.paths import COURSE, RECORDS
+
+# A gradebook's journal goes with it: a hot journal left behind would be a lost transaction.
+GRADEBOOK_FILES = ("gradebook.db", "gradebook.db-journal", "gradebook.db-wal", "gradebook.db-shm")
+
+
+def old_records(course=COURSE):
+    """The records an older version left at the top of the class folder: their names.
+
+    Only regular files: a link there is nobody's record, and is neither followed nor moved."""
+    tables = sorted(os.path.basename(p) for p in glob.glob(os.path.join(course, "grades*.csv")))
+    return [n for n in GRADEBOOK_FILES + tuple(tables) if is_file(os.path.join(course, n))]
+
+
+def is_file(path):
+    """Whether path is a regular file itself, not a link to one (False when it is gone)."""
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except FileNotFoundError:
+        return False
+
+
+def settle(course=COURSE, records=RECORDS):
+    """Make records/ and move into it what old_records() finds; the names moved."""
+    moving = old_records(course)
+    if not moving:
+        os.makedirs(records, mode=0o700, exist_ok=True)  # grades are the learners': private
+        return []
+    if not os.path.isdir(records):
+        staging = tempfile.mkdtemp(prefix=".records-", dir=course)  # 0700, as makedirs above
+        try:
+            for name in moving:
+                os.link(os.path.join(course, name), os.path.join(staging, name))
+            os.rename(staging, records)
+        except OSError:  # another process is moving them, or made records/ first: its move stands
+            shutil.rmtree(staging)
+    moved = []
+    for name in moving:
+        old, new = os.path.join(course, name), os.path.join(records, name)
+        try:
+            if os.path.samefile(old, new):
+                os.unlink(old)
+                moved.append(name)
+                continue
+        except FileNotFoundError:
+            if not os.path.lexists(old):  # another process's move unlinked it
+                continue
+        # records/ holds another file of that name, or none: both are kept, and the instructor told
+        print(f"{old} is left where it is: {new} is not the same file", flush=True)
+    if moved:
+        print(f"The class records moved into {records}: {', '.join(moved)}", flush=True)
+    return moved
