@@ -11,11 +11,12 @@ line on stdin:
     {"op": "reap"}                                              ->  {"reaped": 3}
 
 A spawned kernel is what `python -m ipykernel_launcher <argv>` would be, started by fork after the
-imports instead of from scratch: its own session and process group, stdin and stdout on /dev/null
-(its start-up banner is noise), the working folder's entry dropped from sys.path while ipykernel
-loads (IPython puts it back), and a freshly seeded `random`. Before it starts, the scratch folders
-are emptied (but for the bound folders in "keep") and /submission is filled from the staged copy
-/handed-in/<handed_in>, as a kernel started from scratch finds them. (The grading server has ended
+imports instead of from scratch: its own session and process group, stdin, stdout and stderr on
+/dev/null (learner code's to write; cells' output comes back through the kernel protocol), the
+working folder's entry dropped from sys.path while ipykernel loads (IPython puts it back), and a
+freshly seeded `random`. Before it starts, the scratch folders are emptied (but for the bound
+folders in "keep") and /submission is filled from the staged copy /handed-in/<handed_in>, as a
+kernel started from scratch finds them. (The grading server has ended
 every process of the kernel before: nothing can write there while this runs.)
 """
 
@@ -109,8 +110,8 @@ def become_kernel(argv, env, handed_in):
         os.setsid()
         os.environ.update(env)
         quiet = os.open(os.devnull, os.O_RDWR)
-        os.dup2(quiet, 0)
-        os.dup2(quiet, 1)
+        for fd in (0, 1, 2):  # 2 too: the forker's stderr is the grader's, never learner code's
+            os.dup2(quiet, fd)
         os.close(quiet)
         random.seed()  # a fork inherits the forker's random state; a new kernel draws its own
         sys.argv = [LAUNCHER, *argv]

@@ -16,6 +16,7 @@ import json
 import os
 import re
 import shutil
+import subprocess
 
 import nbformat
 from jupyter_client.manager import AsyncKernelManager
@@ -216,6 +217,10 @@ class SandboxedKernelManager(AsyncKernelManager):
                 self.provisioner.pid, self.provisioner.pgid = process.pid, None
                 self._reconcile_connection_info(self.provisioner.connection_info)
                 return
+        # The kernel's own stdout and stderr are learner code's to write (os.write(2, ...)): they
+        # go nowhere, so no byte of it reaches the grader's terminal or log; cells' output comes
+        # back through the kernel protocol alone.
+        kw.update(stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         await super()._async_launch_kernel(self.cold_command(), **kw)
 
     def end_sandbox(self):

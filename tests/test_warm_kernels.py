@@ -191,3 +191,31 @@ def test_a_tree_the_wipe_cannot_remove_costs_only_the_speed_up(folder):
     )
     printed, problems = run(folder, "import os; print('d' in os.listdir('/tmp'))")
     assert printed == ["False"] and problems == []
+
+
+@pytest.mark.parametrize("warm", [True, False], ids=["warm", "cold"])
+def test_learner_code_writes_nothing_to_the_graders_terminal(folder, capfd, warm):
+    """A cell that writes a terminal escape past the kernel protocol, to every file descriptor it
+    holds that is no socket (ipykernel's saved copy of the first stdout and stderr included),
+    reaches neither the grader's stdout nor its stderr; print still reaches the cell."""
+    capfd.readouterr()
+    printed, _ = run(folder, WRITE_TO_EVERY_FD, warm=warm)
+    out, err = capfd.readouterr()
+    wrote = printed[0].rsplit("wrote to fd ", 1)[1].split()
+    assert "through the protocol" in printed[0] and len(wrote) >= 3  # 1, 2 and saved copies
+    assert "PAST-THE-PROTOCOL" not in out + err
+
+
+WRITE_TO_EVERY_FD = """
+import os
+written = []
+for name in os.listdir("/proc/self/fd"):
+    try:
+        target = os.readlink(f"/proc/self/fd/{name}")
+        if not target.startswith(("socket:", "anon_inode:")):
+            os.write(int(name), b"\\x1b]0;PAST-THE-PROTOCOL\\x07")
+            written.append(name)
+    except OSError:
+        pass
+print("through the protocol; wrote to fd", ", ".join(written))
+"""
