@@ -343,7 +343,8 @@ def main(argv):
     """`python -m grading.farm serve`: one grading server (make autograde starts them)."""
     if argv != ["serve"]:
         raise SystemExit(__doc__)
-    serve()
+    replies, sys.stdout = sys.stdout, sys.stderr  # a stray print cannot break a reply line
+    serve(reply=replies)
 
 
 if __name__ == "__main__":

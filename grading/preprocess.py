@@ -12,14 +12,17 @@ Wired in grader_config.py:
 What the kernel prints in a graded cell is discarded: the scores nbgrader saves come from the judge.
 """
 
+import asyncio
 import json
 import os
 import re
 import shutil
 import subprocess
+import time
 
 import nbformat
 from jupyter_client.manager import AsyncKernelManager
+from jupyter_core.utils import run_sync
 from nbgrader.preprocessors import Execute, NbGraderPreprocessor
 from traitlets import Bool
 
@@ -27,6 +30,8 @@ from checkpoints import i18n
 from grading import cgroups, judge, sandbox, warm_kernels, xslm_judge
 from grading.parts import ASSIGNMENT
 from grading.paths import JUDGED, SUBMITTED, masters
+
+KERNEL_PORTS = ("shell_port", "iopub_port", "stdin_port", "control_port", "hb_port")
 
 
 def record_path(student, notebook):
@@ -223,6 +228,17 @@ class SandboxedKernelManager(AsyncKernelManager):
         kw.update(stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         await super()._async_launch_kernel(self.cold_command(), **kw)
 
+    def _reconcile_connection_info(self, info):
+        """Check the kernel's connection info against this manager's own, in memory.
+
+        jupyter_client would read the connection file back, and rewrite it when it differs: by
+        path, in the socket folder the sandbox may write until the seal, and which an
+        unprivileged grader cannot even look into once the folder is the sandbox's. The info is
+        the one this manager wrote before the folder was opened, so nothing is read back.
+        """
+        if not self._equal_connections(info, self.get_connection_info()):
+            raise RuntimeError("the kernel's connection info is not the one its manager wrote")
+
     def end_sandbox(self):
         """End every process this kernel started and confirm it (its cgroup, or its forker's)."""
         group, self.group = self.group, None
@@ -278,10 +294,36 @@ class SandboxedExecute(Execute):
         return km
 
     async def async_start_new_kernel_client(self):
-        """Connect to the kernel; once it answers, its socket folder is sealed (sandbox.seal)."""
-        kc = await super().async_start_new_kernel_client()
-        sandbox.seal(self._km.runtime)
-        return kc
+        """Once the kernel has bound its sockets, seal their folder (sandbox.seal), then connect.
+
+        Sealed first, the sockets are the grader's to connect to whoever it runs as: bound by the
+        sandbox uid, they would let only root connect.
+        """
+        try:
+            await self.sockets_bound()
+            sandbox.seal(self._km.runtime)
+        except Exception:
+            await self._async_cleanup_kernel()
+            raise
+        return await super().async_start_new_kernel_client()
+
+    # nbclient's synchronous twin wraps its own coroutine, not an override: without this line
+    # setup_kernel would connect through nbclient's and never seal.
+    start_new_kernel_client = run_sync(async_start_new_kernel_client)
+
+    async def sockets_bound(self):
+        """Wait until the kernel has bound its five sockets: five names in its socket folder.
+
+        Only their names are looked up (never followed): no learner code has run yet, and the
+        seal refuses any that is not a socket.
+        """
+        info = self._km.get_connection_info()
+        names = [f"{info['ip']}-{info[port]}" for port in KERNEL_PORTS]
+        deadline = time.monotonic() + self.startup_timeout
+        while not all(os.path.lexists(name) for name in names):
+            if time.monotonic() > deadline or not await self._km.is_alive():
+                raise RuntimeError("the kernel ended or did not bind its sockets in time")
+            await asyncio.sleep(0.02)
 
     def warm_sandbox(self, submission):
         """This submission's warm sandbox, or None (warm kernels off, or it cannot start)."""

@@ -12,13 +12,15 @@ which any of them is lost:
 
 A process stopped at any point leaves every record readable in one place or the other, and the
 next `settle()` finishes the move. Two processes settling at once are safe: one rename wins, the
-other's folder is discarded. Standard library only.
+other's folder is discarded. What it says goes to stderr: stdout is a grading server's reply
+pipe (grading/farm.py). Standard library only.
 """
 
 import glob
 import os
 import shutil
 import stat
+import sys
 import tempfile
 
 from grading.paths import COURSE, RECORDS
@@ -69,7 +71,7 @@ def settle(course=COURSE, records=RECORDS):
             if not os.path.lexists(old):  # another process's move unlinked it
                 continue
         # records/ holds another file of that name, or none: both are kept, and the instructor told
-        print(f"{old} is left where it is: {new} is not the same file", flush=True)
+        print(f"{old} is left where it is: {new} is not the same file", file=sys.stderr)
     if moved:
-        print(f"The class records moved into {records}: {', '.join(moved)}", flush=True)
+        print(f"The class records moved into {records}: {', '.join(moved)}", file=sys.stderr)
     return moved

@@ -472,15 +472,17 @@ def open_to_sandbox(folder, connection_file):
     folder back once the kernel listens. The connection file stays the host's, readable only
     (ipykernel reads it and, its ports being set, never writes it): no learner process can hold
     it open for writing, before the seal or after. (Under the grader's own uid there is nothing
-    to do.)
+    to do.) The folder is 0711 meanwhile: the grader, even unprivileged, can look up the names
+    of the sockets it waits for, and list nothing.
     """
     if own_uid() and not unsafe():
         os.chmod(connection_file, 0o644, follow_symlinks=False)
+        os.chmod(folder, 0o711, follow_symlinks=False)  # the grader looks up the socket names
         give([folder], to_sandbox=True)
 
 
 def seal(folder):
-    """The kernel listens: the folder is the host's again, 0711.
+    """The kernel listens: the folder is the host's again, 0711, and so are its sockets.
 
     From now on learner code can neither add, rename nor remove a name in it, so nothing the host
     later connects to or removes there can have been planted. Before this, only ipykernel's start
@@ -491,11 +493,16 @@ def seal(folder):
         if os.lstat(folder).st_uid != os.getuid():
             raise SandboxTampered("the kernel's socket folder could not be taken back")
         os.chmod(folder, 0o711, follow_symlinks=False)
+        sockets = []
         for name in os.listdir(folder):  # what the kernel made before the seal: sockets, and
             found = os.lstat(os.path.join(folder, name))  # the host's own connection file
             ours = stat.S_ISREG(found.st_mode) and found.st_uid == os.getuid()
-            if not (stat.S_ISSOCK(found.st_mode) or ours and found.st_nlink == 1):
+            if stat.S_ISSOCK(found.st_mode):
+                sockets.append(os.path.join(folder, name))
+            elif not (ours and found.st_nlink == 1):
                 raise SandboxTampered(f"the kernel's socket folder held {name!r}, not a socket")
+        if sockets:  # the grader's, to connect to without root; no name here can change now
+            give(sockets, to_sandbox=False)
 
 
 def give(paths, to_sandbox):

@@ -30,7 +30,7 @@ def test_an_old_layout_moves_into_records_whole(tmp_path, capsys):
     assert stat.S_IMODE(os.stat(tmp_path / "records").st_mode) == 0o700
     with sqlite3.connect(tmp_path / "records" / "gradebook.db") as db:
         assert db.execute("SELECT student, score FROM grade").fetchall() == [("ana", 37.5)]
-    assert "moved into" in capsys.readouterr().out
+    assert "moved into" in capsys.readouterr().err
 
 
 def test_a_move_stopped_after_the_rename_is_finished_by_the_next(tmp_path):
@@ -61,7 +61,7 @@ def test_a_record_that_differs_from_records_own_is_kept_and_named(tmp_path, caps
     records.settle(str(tmp_path), str(tmp_path / "records"))
     assert (tmp_path / "grades.csv").read_text() == "student,total\nana,37.5\n"
     assert (tmp_path / "records" / "grades.csv").read_text() == "student,total\nbo,3\n"
-    assert "grades.csv is left where it is" in capsys.readouterr().out
+    assert "grades.csv is left where it is" in capsys.readouterr().err
 
 
 def test_a_link_at_the_top_is_not_taken_for_a_record(tmp_path):
