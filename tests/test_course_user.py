@@ -160,3 +160,57 @@ def test_the_judge_run_as_the_course_user_gives_the_verdicts_it_gives_here():
         shutil.rmtree(folder, ignore_errors=True)
     assert theirs == ours
     assert not any("✗" in line for line in theirs) and sum("✓" in line for line in theirs) > 50
+
+
+def test_the_course_user_grades_a_class_as_make_autograde_does():
+    """An instructor's class in a folder the course user owns (records/ included): the course
+    user runs `make autograde`'s command (two grading servers, warm kernels) and `make grades`'.
+    The correct submission gets full marks with no problem noted, in the gradebook and in
+    grades.csv, and every file grading left in the class is the course user's."""
+    import csv
+    import glob
+
+    import nbformat
+
+    user = course_user.setup()
+    folder = tempfile.mkdtemp(prefix="attn-class-")
+    env = {"PATH": f"{os.path.dirname(sys.executable)}:/usr/bin:/bin", "HOME": "/nonexistent",
+           "ATTENTION_COURSE": folder}  # fmt: skip
+    try:
+        instructor = "from grading import classroom; classroom.start_over(); " \
+                     "classroom.write_submission('ana')"  # fmt: skip
+        subprocess.run([sys.executable, "-c", instructor], cwd=ROOT, env=env, check=True,
+                       capture_output=True, timeout=600)  # fmt: skip
+        for here, folders, files in os.walk(folder):
+            for name in [here, *(os.path.join(here, f) for f in folders + files)]:
+                os.chown(name, user.pw_uid, user.pw_gid, follow_symlinks=False)
+        as_user = ["setpriv", f"--reuid={user.pw_uid}", f"--regid={user.pw_gid}",
+                   "--clear-groups", "--", "env", "-i", *(f"{k}={v}" for k, v in env.items()),
+                   sys.executable, "-m", "grading.classroom"]  # fmt: skip
+        for command in (["autograde", "--jobs", "2"], ["grades"]):
+            done = subprocess.run(as_user + command, cwd=ROOT, capture_output=True, text=True,
+                                  timeout=900)  # fmt: skip
+            assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+        with open(os.path.join(folder, "records", "grades.csv"), newline="") as f:
+            (row,) = list(csv.DictReader(f))
+        masters = sorted(glob.glob(os.path.join(ROOT, "notebooks", "attention", "*.ipynb")))
+        full = sum(
+            cell.metadata.get("nbgrader", {}).get("points", 0)
+            for path in masters
+            for cell in nbformat.read(path, as_version=4).cells
+        )
+        assert full > 30 and float(row["max"]) == pytest.approx(full)
+        assert (row["student"], float(row["total"]), row["problems"]) == (
+            "ana",
+            pytest.approx(full),
+            "",
+        )
+        strangers = [
+            os.path.join(here, name)
+            for here, folders, files in os.walk(folder)
+            for name in folders + files
+            if os.lstat(os.path.join(here, name)).st_uid != user.pw_uid
+        ]
+        assert strangers == []
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)

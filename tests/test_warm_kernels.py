@@ -219,3 +219,22 @@ for name in os.listdir("/proc/self/fd"):
         pass
 print("through the protocol; wrote to fd", ", ".join(written))
 """
+
+
+@pytest.mark.parametrize("warm", [True, False], ids=["warm", "cold"])
+def test_learner_code_finds_its_socket_folder_sealed(folder, warm):
+    """By the first cell the kernel's socket folder is the grader's again (sandbox.seal): learner
+    code can add no name to it, so nothing the grader connects to or removes there is planted."""
+    printed, problems = run(folder, PLANT_IN_SOCKET_FOLDER, warm=warm)
+    assert printed == ["refused"] and problems == []
+
+
+PLANT_IN_SOCKET_FOLDER = """
+import os, sys
+sockets = os.path.dirname(sys.argv[sys.argv.index("-f") + 1])
+try:
+    open(os.path.join(sockets, "planted"), "w").close()
+    print("planted")
+except OSError:
+    print("refused")
+"""
