@@ -170,6 +170,22 @@ LAUNCH = (
 )
 
 
+# The working folder (the learner's files) joins sys.path only when the first cell runs, where
+# IPython would put it (before site-packages): while the kernel starts, before the seal, no
+# learner's file can shadow a module it imports (IPython's own storemagic extension, say).
+CWD_AT_FIRST_CELL = """
+def __attention_cwd(*_):
+    import sys
+    if "" not in sys.path:
+        ends = ("site-packages", "dist-packages")
+        at = next((k for k, p in enumerate(sys.path) if p.endswith(ends)), len(sys.path))
+        sys.path.insert(at, "")
+    get_ipython().events.unregister("pre_run_cell", __attention_cwd)
+get_ipython().events.register("pre_run_cell", __attention_cwd)
+"""
+KERNEL_FLAGS = ["--IPKernelApp.ignore_cwd=True", f"--IPKernelApp.exec_lines={CWD_AT_FIRST_CELL}"]
+
+
 class SandboxedKernelManager(AsyncKernelManager):
     """A kernel launched inside the sandbox, talking over ipc sockets in a folder bound into it.
 
@@ -187,7 +203,7 @@ class SandboxedKernelManager(AsyncKernelManager):
 
     def format_kernel_cmd(self, extra_arguments=None):
         """The kernel's own command; the sandboxed one is made at launch (`cold_command`)."""
-        self.kernel_argv = super().format_kernel_cmd(extra_arguments)
+        self.kernel_argv = super().format_kernel_cmd(extra_arguments) + KERNEL_FLAGS
         sandbox.open_to_sandbox(self.runtime, self.connection_file)  # written by now
         return self.kernel_argv
 
@@ -303,6 +319,7 @@ class SandboxedExecute(Execute):
             await self.sockets_bound()
             sandbox.seal(self._km.runtime)
         except Exception:
+            self._km.end_sandbox()  # confirmed ended before jupyter_client removes names there
             await self._async_cleanup_kernel()
             raise
         return await super().async_start_new_kernel_client()

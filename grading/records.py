@@ -57,20 +57,24 @@ def settle(course=COURSE, records=RECORDS):
             for name in moving:
                 os.link(os.path.join(course, name), os.path.join(staging, name))
             os.rename(staging, records)
-        except OSError:  # another process is moving them, or made records/ first: its move stands
+        except OSError as err:  # another process is moving them, or made records/ first
             shutil.rmtree(staging)
+            if not os.path.isdir(records):  # nobody did: nothing was moved, and the reason is said
+                raise SystemExit(f"could not move the class records into {records}: {err}") from err
     moved = []
     for name in moving:
         old, new = os.path.join(course, name), os.path.join(records, name)
         try:
-            if os.path.samefile(old, new):
+            if not os.path.lexists(new):  # records/ was there already, without this one
+                os.link(old, new)
+            if os.path.samefile(old, new) and is_file(new):
                 os.unlink(old)
                 moved.append(name)
                 continue
         except FileNotFoundError:
             if not os.path.lexists(old):  # another process's move unlinked it
                 continue
-        # records/ holds another file of that name, or none: both are kept, and the instructor told
+        # records/ holds another file of that name: both are kept, and the instructor told
         print(f"{old} is left where it is: {new} is not the same file", file=sys.stderr)
     if moved:
         print(f"The class records moved into {records}: {', '.join(moved)}", file=sys.stderr)

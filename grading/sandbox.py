@@ -503,6 +503,8 @@ def seal(folder):
                 raise SandboxTampered(f"the kernel's socket folder held {name!r}, not a socket")
         if sockets:  # the grader's, to connect to without root; no name here can change now
             give(sockets, to_sandbox=False)
+            for path in sockets:  # whatever mode the kernel bound them with: the grader's alone
+                os.chmod(path, 0o600, follow_symlinks=False)
 
 
 def give(paths, to_sandbox):

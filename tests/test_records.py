@@ -6,6 +6,8 @@ import stat
 import subprocess
 import sys
 
+import pytest
+
 from grading import records
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -96,3 +98,24 @@ def test_processes_settling_at_once_all_end_with_every_record_in_records(tmp_pat
 def test_a_new_class_gets_a_records_folder_only_its_owner_can_open(tmp_path):
     assert records.settle(str(tmp_path / "class"), str(tmp_path / "class" / "records")) == []
     assert stat.S_IMODE(os.stat(tmp_path / "class" / "records").st_mode) == 0o700
+
+
+def test_a_record_missing_from_an_existing_records_folder_is_moved_into_it(tmp_path):
+    before = old_course(tmp_path)
+    (tmp_path / "records").mkdir()  # made by a newer version before the old records were moved
+    assert sorted(records.settle(str(tmp_path), str(tmp_path / "records"))) == sorted(before)
+    assert {n: (tmp_path / "records" / n).read_bytes() for n in before} == before
+    assert sorted(os.listdir(tmp_path)) == ["records"]
+
+
+def test_a_move_that_cannot_be_made_says_so_and_loses_nothing(tmp_path, monkeypatch):
+    before = old_course(tmp_path)
+
+    def refused(*_):
+        raise PermissionError(1, "Operation not permitted")
+
+    monkeypatch.setattr(os, "link", refused)  # as protected_hardlinks refuses another's file
+    with pytest.raises(SystemExit, match="could not move the class records"):
+        records.settle(str(tmp_path), str(tmp_path / "records"))
+    assert {n: (tmp_path / n).read_bytes() for n in before} == before
+    assert sorted(os.listdir(tmp_path)) == sorted(before)

@@ -238,3 +238,20 @@ try:
 except OSError:
     print("refused")
 """
+
+
+@pytest.mark.parametrize("warm", [True, False], ids=["warm", "cold"])
+def test_no_learner_file_runs_while_the_kernel_starts(folder, warm):
+    """A handed-in storemagic.py (the name of IPython's default extension) is not imported while
+    the kernel starts, before its socket folder is sealed; the learner's own modules still
+    import from the first cell on."""
+    (folder / "storemagic.py").write_text(
+        "open('/tmp/learner-code-ran-at-start', 'w').close()\n"
+        "def load_ipython_extension(ip):\n    pass\n"
+    )
+    printed, problems = run(
+        folder,
+        "import os, helper; print(os.path.exists('/tmp/learner-code-ran-at-start'), helper.ANSWER)",
+        warm=warm,
+    )
+    assert printed == ["False 42"] and problems == []
