@@ -1022,7 +1022,9 @@ def softmax(xs):
 
 # Races: learner processes that outlive their cell and aim at what the grader writes next.
 # tests/test_hostile_lanes.py grades them (with one honest victim) through every lane.
-OUTSIDE = "/tmp/attention-hostile-outside"  # canaries outside the course: one root-only (0600)
+# Canaries outside the course, one root-only (0600), in a folder of this test run's own: two runs
+# on one machine (two checkouts) never remove each other's.
+OUTSIDE = f"/tmp/attention-hostile-outside-{os.getpid()}"
 RACES = [
     Attack(
         "r-race-links",
