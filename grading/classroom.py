@@ -347,8 +347,7 @@ def start_over():
     if os.path.exists(SQLITE_GRADEBOOK):
         os.remove(SQLITE_GRADEBOOK)
     os.makedirs(COURSE, exist_ok=True)  # nbgrader finds the masters from it (demo/../notebooks)
-    records.settle()
-    course.release()
+    course.release()  # its nbgrader makes records/ (grader_config.configure)
 
 
 def demo_class():

@@ -21,6 +21,7 @@ import subprocess
 import time
 
 import nbformat
+from jupyter_client.connect import port_names
 from jupyter_client.manager import AsyncKernelManager
 from jupyter_core.utils import run_sync
 from nbgrader.preprocessors import Execute, NbGraderPreprocessor
@@ -30,8 +31,6 @@ from checkpoints import i18n
 from grading import cgroups, judge, sandbox, warm_kernels, xslm_judge
 from grading.parts import ASSIGNMENT
 from grading.paths import JUDGED, SUBMITTED, masters
-
-KERNEL_PORTS = ("shell_port", "iopub_port", "stdin_port", "control_port", "hb_port")
 
 
 def record_path(student, notebook):
@@ -170,16 +169,15 @@ LAUNCH = (
 )
 
 
-# The working folder (the learner's files) joins sys.path only when the first cell runs, where
-# IPython would put it (before site-packages): while the kernel starts, before the seal, no
-# learner's file can shadow a module it imports (IPython's own storemagic extension, say).
+# The working folder (the learner's files) joins sys.path only when the first cell runs, by
+# IPython's own rule (init_path: before site-packages): while the kernel starts, before the seal,
+# no learner's file can shadow a module it imports (IPython's own storemagic extension, say).
 CWD_AT_FIRST_CELL = """
 def __attention_cwd(*_):
-    import sys
-    if "" not in sys.path:
-        ends = ("site-packages", "dist-packages")
-        at = next((k for k, p in enumerate(sys.path) if p.endswith(ends)), len(sys.path))
-        sys.path.insert(at, "")
+    from ipykernel.kernelapp import IPKernelApp
+    app = IPKernelApp.instance()
+    app.ignore_cwd = False
+    app.init_path()
     get_ipython().events.unregister("pre_run_cell", __attention_cwd)
 get_ipython().events.register("pre_run_cell", __attention_cwd)
 """
@@ -335,7 +333,7 @@ class SandboxedExecute(Execute):
         seal refuses any that is not a socket.
         """
         info = self._km.get_connection_info()
-        names = [f"{info['ip']}-{info[port]}" for port in KERNEL_PORTS]
+        names = [f"{info['ip']}-{info[port]}" for port in port_names]
         deadline = time.monotonic() + self.startup_timeout
         while not all(os.path.lexists(name) for name in names):
             if time.monotonic() > deadline or not await self._km.is_alive():
