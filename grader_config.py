@@ -23,15 +23,20 @@ if ROOT not in sys.path:
 from grading.parts import LEARNER_FILES  # noqa: E402
 from grading.paths import COURSE, EXCHANGE, EXPORT_CSV, NOTEBOOKS, RELEASED, db_url  # noqa: E402
 
+# nbgrader's commands that grade: run as root, they start again as the course user.
+GRADING_COMMANDS = ("autograde", "generate_feedback")
+
 
 def configure(c):
     """Fill nbgrader's config c: layout, intake hook, sandboxed kernel, judge's scores, feedback."""
     from nbconvert.preprocessors import ClearMetadataPreprocessor
     from nbgrader import preprocessors as nbp
 
-    from grading import records
+    from grading import course_user, records
     from grading.preprocess import JudgeCells, RepairCells, SandboxedExecute
 
+    if "nbgrader" in sys.modules and sys.argv[1:2] in ([name] for name in GRADING_COMMANDS):
+        course_user.become([sys.executable, "-m", "nbgrader", *sys.argv[1:]])  # as root only
     records.settle()  # the gradebook in records/, an older layout's moved there first
     c.CourseDirectory.root = COURSE
     c.CourseDirectory.course_id = "attention-by-hand"

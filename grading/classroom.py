@@ -17,7 +17,7 @@ import time
 
 import nbformat
 
-from grading import course, farm, intake, masters, records, sandbox
+from grading import course, course_user, farm, intake, masters, records, sandbox
 from grading.masters import notebooks
 from grading.mistakes import BUGGY
 from grading.parts import ASSIGNMENT
@@ -49,6 +49,7 @@ DEMO_MISTAKES = {
     "full-d-heads": "multi_head.full_d_scaling",
 }
 HALF_FINISHED_STEPS = 4
+GRADING = ("autograde", "feedback", "grades")  # what root hands over to the course user
 
 
 def students(assignment=ASSIGNMENT):
@@ -86,6 +87,8 @@ def autograde(names=None, jobs=None, scheduler=None, force=None, assignment=ASSI
         sandbox.require()
     except sandbox.SandboxUnavailable as err:
         raise SystemExit(str(err)) from None
+    if os.geteuid() == 0:
+        course_user.prepare()  # the grading servers run as the course user (grading.farm.Server)
     start = time.perf_counter()
     outcomes = farm.autograde(names, jobs, scheduler, force, assignment)
     for outcome in outcomes:
@@ -423,9 +426,12 @@ def demo(assignment=ASSIGNMENT):
     else:
         course.release(assignment=assignment)
         demo_class_xslm()
-    autograde(assignment=assignment)
-    feedback(assignment)
-    rows = grades(assignment=assignment)
+    for command in GRADING:  # as an instructor runs them: as root, each hands over
+        done = subprocess.run([sys.executable, "-m", "grading.classroom", command, "--part",
+                               assignment], cwd=ROOT, env=course.tool_environment())  # fmt: skip
+        if done.returncode != 0:
+            raise SystemExit(f"make demo: {command} failed (exit {done.returncode})")
+    rows = read_grades(table_file(assignment))
     where = os.path.relpath(DEMO, ROOT)
     print(
         f"make demo: {time.perf_counter() - start:.0f} s; its class is in {where}/submitted/, "
@@ -454,7 +460,8 @@ def demo_in_its_folder(assignment=ASSIGNMENT):
 
 def main(argv):
     """Run the command argv names: autograde [--jobs N] [--scheduler URL] [--force], feedback,
-    grades or demo; autograde, feedback and grades take [--part xslm] for part two."""
+    grades or demo; autograde, feedback and grades take [--part xslm] for part two, and run as
+    the course user (grading.course_user), never as root."""
     commands = {"autograde": autograde, "feedback": feedback, "grades": grades, "demo": demo}
     usage = (
         f"usage: python -m grading.classroom {{{'|'.join(commands)}}} [--part attention|xslm]"
@@ -476,6 +483,8 @@ def main(argv):
                 raise SystemExit(f"no part {options['assignment']!r}: {', '.join(masters.PARTS)}")
         else:
             raise SystemExit(f"{argv[0]}: unknown option {flag!r}\n{usage}")
+    if argv[0] in GRADING:
+        course_user.become([sys.executable, "-m", "grading.classroom", *argv])  # as root only
     records.settle()
     return commands[argv[0]](**options)
 

@@ -12,16 +12,23 @@ Set-up makes, when they are missing:
   set-up runs again after a reboot.
 
 Everything is idempotent and changes nothing that is already right.
+
+Root never grades. A grading command started as root (`make autograde`, `make feedback`,
+`make grades`, `nbgrader autograde`, `nbgrader generate_feedback`, a grading server, a Dask
+worker's server) hands itself over to the course user first (`command`, `become`): set-up as
+above, then `give_class` makes what grading writes in the class (autograded/, judged/, feedback/,
+records/) the course user's, and the process runs again under setpriv with `environment()`.
 """
 
 import argparse
 import os
 import pwd
 import shutil
+import stat
 import subprocess
 import sys
 
-from grading import cgroups, sandbox
+from grading import cgroups, paths, postgres, records, sandbox
 
 USER = "attention-grader"
 
@@ -82,6 +89,139 @@ def setup(name=USER):
     if all(os.path.isdir(root) for root in cgroups.ROOTS):
         cgroups.delegate(user)
     return user
+
+
+# ── root hands grading over ──
+
+# What grading writes in the class: made the course user's before it runs.
+GIVEN = (paths.AUTOGRADED, paths.JUDGED, paths.FEEDBACK, paths.RECORDS)
+# What a course user's process keeps of root's environment (names, or prefixes ending in _): the
+# class and gradebook, the sandbox's options, the locale and the terminal; never root's home.
+KEPT = ("ATTENTION_", "DB_URL", "BWRAP", "PG", "LANG", "LANGUAGE", "LC_", "TERM", "TZ", "COLUMNS",
+        "PYTHONUNBUFFERED")  # fmt: skip
+
+
+def environment(env=None):
+    """The environment of a process grading starts: as root, the course user's (the course's
+    tools and class, no home).
+
+    A PostgreSQL DB_URL names a password file only its owner may read (grading.postgres): its
+    password is passed as PGPASSWORD, which only the course user's own processes can read (every
+    sandbox starts from an empty environment). Anyone but root keeps env as it is.
+    """
+    env = os.environ if env is None else env
+    if os.geteuid() != 0:
+        return dict(env)
+    kept = {k: v for k, v in env.items() if k in KEPT or k.startswith(KEPT)}
+    kept.update(PATH=f"{os.path.dirname(sys.executable)}:/usr/local/bin:/usr/bin:/bin",
+                PYTHONPATH=paths.ROOT, HOME="/nonexistent", ATTENTION_COURSE=paths.COURSE,
+                # with no home, IPython works in a temporary folder, which it would say per notebook
+                PYTHONWARNINGS="ignore:IPython parent:UserWarning")  # fmt: skip
+    password = postgres.url_password(kept.get("DB_URL"))
+    if password is not None and "PGPASSWORD" not in kept:
+        kept["PGPASSWORD"] = password
+    return kept
+
+
+def prepare():
+    """As root: the course user set up and given the class (stops, saying why, when it cannot
+    be); its pwd entry. Run again, it changes nothing that is already right."""
+    user = setup()
+    give_class(user)
+    return user
+
+
+def command(argv):
+    """argv as grading runs it: as root, setpriv to the course user, prepared first; argv itself
+    for anyone else."""
+    if os.geteuid() != 0:
+        return list(argv)
+    user = prepare()
+    ids = [f"--reuid={user.pw_uid}", f"--regid={user.pw_gid}", "--clear-groups"]
+    return [shutil.which("setpriv") or "setpriv", *ids, "--", *argv]
+
+
+def become(argv):
+    """As root, replace this process by argv run as the course user (environment()); as anyone
+    else, return at once."""
+    if os.geteuid() != 0:
+        return
+    handed = command(argv)
+    print(f"grading runs as {USER}, not root (docs/scoring-and-sandbox.md)", file=sys.stderr,
+          flush=True)  # fmt: skip
+    os.execve(handed[0], handed, environment())
+
+
+def give_class(user):
+    """As root: what grading writes in the class made user's; stops, saying why, when user could
+    not reach the code or the class, or read a submission."""
+    records.settle()  # an older layout's gradebook into records/ first, as root can
+    for path, what in ((paths.ROOT, "the course"), (paths.COURSE, "the class")):
+        blocked = next((p for p in ancestry(path) if not allowed(os.stat(p), user, 0o1)), None)
+        if blocked:
+            fix = f"chmod o+x {blocked}, or put {what} where every account can reach it (/srv)"
+            raise SystemExit(refusal(user, f"cannot reach {what} at {path}", blocked, fix))
+    for folder in GIVEN:
+        os.makedirs(folder, mode=0o700 if folder == paths.RECORDS else 0o755, exist_ok=True)
+        hand_tree(folder, user)
+    closed = list(unreadable(paths.SUBMITTED, user))
+    if closed:
+        where = os.path.relpath(paths.SUBMITTED, paths.COURSE)
+        fix = f"chgrp -R {USER} {where} && chmod -R g+rX {where}"
+        raise SystemExit(refusal(user, f"cannot read {len(closed)} handed-in files or folders",
+                                 closed[0], fix))  # fmt: skip
+
+
+def refusal(user, what, example, fix):
+    """Why grading cannot be handed over to user, with one example and the command that fixes it."""
+    st = os.lstat(example)
+    try:
+        owner = pwd.getpwuid(st.st_uid).pw_name
+    except KeyError:
+        owner = f"uid {st.st_uid}"
+    return (f"grading runs as the course user {user.pw_name}, not root, and it {what}: for "
+            f"instance {example} (mode {stat.S_IMODE(st.st_mode):04o}, {owner}'s). Let it, for "
+            f"instance with: {fix}")  # fmt: skip
+
+
+def ancestry(path):
+    """path and every folder above it, / last."""
+    path = os.path.abspath(path)
+    while True:
+        yield path
+        if path == os.path.dirname(path):
+            return
+        path = os.path.dirname(path)
+
+
+def allowed(st, user, bits):
+    """Whether user has the permission bits (0o4 read, 0o1 enter, 0o5 both) on a file of stat st."""
+    shift = 6 if st.st_uid == user.pw_uid else 3 if st.st_gid == user.pw_gid else 0
+    return (st.st_mode >> shift) & bits == bits
+
+
+def unreadable(top, user):
+    """The folders and regular files under top that user could not read (links are never read)."""
+    for here, folders, files in os.walk(top):
+        for name in folders + files:
+            st = os.lstat(os.path.join(here, name))
+            need = 0o5 if stat.S_ISDIR(st.st_mode) else 0o4 if stat.S_ISREG(st.st_mode) else 0
+            if need and not allowed(st, user, need):
+                yield os.path.join(here, name)
+
+
+def hand_tree(top, user):
+    """Make top and everything under it user's, following no link: the walk goes by folder
+    descriptors (os.fwalk), so a folder swapped for a link while it runs is never entered, and
+    each chown names its entry relative to the folder it was found in."""
+    ids = (user.pw_uid, user.pw_gid)
+    for _, folders, files, fd in os.fwalk(top):
+        if (os.fstat(fd).st_uid, os.fstat(fd).st_gid) != ids:
+            os.fchown(fd, *ids)
+        for name in folders + files:
+            st = os.stat(name, dir_fd=fd, follow_symlinks=False)
+            if (st.st_uid, st.st_gid) != ids:
+                os.chown(name, *ids, dir_fd=fd, follow_symlinks=False)
 
 
 def main(argv=None):

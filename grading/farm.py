@@ -28,7 +28,7 @@ import threading
 import time
 from dataclasses import dataclass
 
-from grading import course, warm_kernels
+from grading import course, course_user, warm_kernels
 from grading.parts import ASSIGNMENT
 from grading.paths import GRADER_CONFIG, JUDGED, ROOT, SUBMITTED, db_url
 
@@ -180,13 +180,13 @@ SERVER = ["-m", "grading.farm", "serve"]  # a grading server's command, after th
 
 
 class Server:
-    """One grading server process and its pipes."""
+    """One grading server process and its pipes: the course user's, never root's."""
 
     def __init__(self):
         self.process = subprocess.Popen(
-            [sys.executable, *SERVER],
+            course_user.command([sys.executable, *SERVER]),
             cwd=ROOT,
-            env=course.tool_environment(),
+            env=course_user.environment(course.tool_environment()),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,

@@ -23,7 +23,7 @@ import secrets
 import shutil
 import subprocess
 import sys
-from urllib.parse import quote
+from urllib.parse import parse_qs, quote, unquote, urlsplit
 
 from grading.paths import POSTGRES
 
@@ -77,6 +77,27 @@ def password(folder=FOLDER):
     """The superuser's password, read back from the password file."""
     with open(passfile(folder)) as f:
         return f.readline().rstrip("\n").rsplit(":", 1)[1]
+
+
+def url_password(db_url):
+    """The password DB_URL's `passfile=` holds for its host, port, database and user, or None
+    (no passfile, none readable here, or no line that matches): libpq's matching, `*` included."""
+    parts = urlsplit(db_url or "")
+    names = parse_qs(parts.query).get("passfile")
+    if not parts.scheme.startswith("postgresql") or not names:
+        return None
+    wanted = [parts.hostname or "localhost", str(parts.port or 5432), parts.path.lstrip("/"),
+              unquote(parts.username or "")]  # fmt: skip
+    try:
+        with open(names[0]) as f:
+            lines = f.read().splitlines()
+    except OSError:
+        return None
+    for line in lines:
+        fields = [re.sub(r"\\(.)", r"\1", f) for f in re.split(r"(?<!\\):", line, maxsplit=4)]
+        if len(fields) == 5 and all(f in ("*", w) for f, w in zip(fields, wanted)):
+            return fields[4]
+    return None
 
 
 def run(command, server=True, **kwargs):
