@@ -155,12 +155,12 @@ def become(argv):
 def give_class(user):
     """As root: what grading writes in the class made user's; stops, saying why, when user could
     not reach the code or the class, or read a submission."""
-    records.settle()  # an older layout's gradebook into records/ first, as root can
     for path, what in ((paths.ROOT, "the course"), (paths.COURSE, "the class")):
         blocked = next((p for p in ancestry(path) if not allowed(os.stat(p), user, 0o1)), None)
         if blocked:
             fix = f"chmod o+x {blocked}, or put {what} where every account can reach it (/srv)"
             raise SystemExit(refusal(user, f"cannot reach {what} at {path}", blocked, fix))
+    records.settle()  # an older layout's gradebook into records/ first, as root can
     for folder in GIVEN:
         os.makedirs(folder, mode=0o700 if folder == paths.RECORDS else 0o755, exist_ok=True)
         hand_tree(folder, user)

@@ -214,3 +214,163 @@ def test_the_course_user_grades_a_class_as_make_autograde_does():
         assert strangers == []
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def class_folder():
+    """A class folder as an instructor keeps one: root's, and every account may enter it."""
+    folder = tempfile.mkdtemp(prefix="attn-class-")
+    os.chmod(folder, 0o755)
+    return folder
+
+
+def test_handing_the_class_over_follows_no_link():
+    """hand_tree makes a folder the course user's, with every file and folder in it, but a link
+    planted there (to a root-only file outside, to a folder outside) is never followed."""
+    user = course_user.setup()
+    top, outside = class_folder(), class_folder()
+    try:
+        secret = os.path.join(outside, "root-only")
+        with open(secret, "w") as f:
+            f.write("nobody's but root's\n")
+        os.chmod(secret, 0o600)
+        os.makedirs(os.path.join(top, "judged", "ana"))
+        with open(os.path.join(top, "judged", "ana", "nbgrader.json"), "w") as f:
+            f.write("[]")
+        os.symlink(secret, os.path.join(top, "judged", "ana", "link-to-file"))
+        os.symlink(outside, os.path.join(top, "judged", "link-to-folder"))
+        course_user.hand_tree(os.path.join(top, "judged"), user)
+        judged = os.path.join(top, "judged")
+        inside = [
+            os.path.join(here, name)
+            for here, folders, files in os.walk(judged)
+            for name in [here, *folders, *files]
+        ]
+        assert {os.lstat(p).st_uid for p in inside} == {user.pw_uid}
+        assert [(os.stat(p).st_uid, oct(os.stat(p).st_mode & 0o777)) for p in (secret, outside)] \
+            == [(0, "0o600"), (0, "0o755")]  # fmt: skip
+    finally:
+        shutil.rmtree(top)
+        shutil.rmtree(outside)
+
+
+def test_what_the_course_user_cannot_read_is_named():
+    """A submission only root may read is named, with the command that lets the course user read
+    it; one it can read is not."""
+    user = course_user.setup()
+    top = class_folder()
+    try:
+        for name, mode in (("open.py", 0o644), ("closed.py", 0o600)):
+            with open(os.path.join(top, name), "w") as f:
+                f.write("x = 1\n")
+            os.chmod(os.path.join(top, name), mode)
+        closed = list(course_user.unreadable(top, user))
+        assert closed == [os.path.join(top, "closed.py")]
+        said = course_user.refusal(user, "cannot read 1 handed-in file", closed[0], "chmod g+r")
+        assert "closed.py (mode 0600, root's)" in said and said.endswith("chmod g+r")
+    finally:
+        shutil.rmtree(top)
+
+
+def test_the_course_users_environment_keeps_the_class_and_none_of_roots_secrets(monkeypatch):
+    """Root's home, PATH and any other variable stay behind; the class, the gradebook's URL and
+    the sandbox's options go along, and a passfile's password becomes PGPASSWORD."""
+    from grading import postgres
+
+    folder = class_folder()
+    try:
+        postgres._write_private(postgres.passfile(folder), "127.0.0.1:*:*:postgres:s3cret\n")
+        monkeypatch.setenv("DB_URL", postgres.url(55432, folder))
+        monkeypatch.setenv("ROOTS_TOKEN", "do-not-pass")
+        monkeypatch.setenv("ATTENTION_UNSAFE_NO_SANDBOX", "0")
+        monkeypatch.setenv("PATH", f"/root/.private-bin:{os.environ['PATH']}")
+        env = course_user.environment()
+    finally:
+        shutil.rmtree(folder)
+    assert "ROOTS_TOKEN" not in env and env["HOME"] == "/nonexistent"
+    assert env["PGPASSWORD"] == "s3cret" and env["DB_URL"] == postgres.url(55432, folder)
+    assert env["ATTENTION_UNSAFE_NO_SANDBOX"] == "0" and env["PYTHONPATH"] == ROOT
+    assert "/root/.private-bin" not in env["PATH"].split(":")
+    assert env["PATH"].split(":")[0] == os.path.dirname(sys.executable)  # the course's tools
+
+
+def root_runs(command, folder, **kw):
+    """A course command run by root in the class folder, as the Makefile runs it."""
+    env = dict(os.environ, ATTENTION_COURSE=folder, PYTHONPATH=ROOT,
+               PATH=f"{os.path.dirname(sys.executable)}:{os.environ['PATH']}")  # fmt: skip
+    return subprocess.run([sys.executable, "-m", *command], cwd=ROOT, env=env, text=True,
+                          capture_output=True, timeout=900, **kw)  # fmt: skip
+
+
+def test_root_hands_grading_over_to_the_course_user():
+    """make autograde, make feedback, make grades and plain `nbgrader autograde`, started by
+    root in an instructor's class: each hands itself over, no process of theirs stays root, the
+    sandboxes run under sandbox uids, the correct submission gets full marks, and everything
+    grading wrote (a stale file of an older root run included) is the course user's, while the
+    handed-in files stay the instructor's."""
+    import csv
+
+    from tests import processes
+
+    user = course_user.setup()
+    folder = class_folder()
+    try:
+        instructor = "from grading import classroom; classroom.start_over(); " \
+                     "classroom.write_submission('ana')"  # fmt: skip
+        env = dict(os.environ, ATTENTION_COURSE=folder, PYTHONPATH=ROOT)
+        made = subprocess.run([sys.executable, "-c", instructor], cwd=ROOT, timeout=600,
+                              capture_output=True, text=True, env=env)  # fmt: skip
+        assert made.returncode == 0, made.stderr[-2000:]
+        os.makedirs(os.path.join(folder, "judged", "ana"))
+        with open(os.path.join(folder, "judged", "ana", "nbgrader.json"), "w") as f:
+            f.write("[]")  # what an older version's root run left
+        owners = processes.Owners(os.getpid())
+        said = []
+        commands = [
+            ["grading.classroom", "autograde", "--jobs", "2"],
+            ["nbgrader", "autograde", "attention", "--force"],
+            ["grading.classroom", "feedback"],
+            ["grading.classroom", "grades"],
+        ]
+        for command in commands:
+            done = root_runs(command, folder)
+            assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+            said.append(done.stderr)
+        owners.stop()
+        assert all(f"grading runs as {course_user.USER}, not root" in s for s in said)
+        assert owners.still_root() == {}
+        assert owners.raised() <= {"newuidmap", "newgidmap"}  # the system's, for mapped uids
+        assert user.pw_uid in owners.accounts()
+        assert owners.accounts() - {user.pw_uid} <= set(sandbox.SANDBOX_UIDS)
+        assert owners.accounts() - {user.pw_uid}, "no sandbox was seen"
+        with open(os.path.join(folder, "records", "grades.csv"), newline="") as f:
+            (row,) = list(csv.DictReader(f))
+        assert (row["student"], row["problems"]) == ("ana", "")
+        assert float(row["total"]) == pytest.approx(float(row["max"])) and float(row["max"]) > 30
+        for top in ("autograded", "judged", "feedback", "records"):
+            for here, folders, files in os.walk(os.path.join(folder, top)):
+                for name in [here, *(os.path.join(here, n) for n in folders + files)]:
+                    assert os.lstat(name).st_uid == user.pw_uid, name
+        handed_in = os.path.join(folder, "submitted", "ana", "attention", "model.py")
+        assert os.stat(handed_in).st_uid == 0
+        assert os.path.isfile(os.path.join(folder, "feedback", "ana", "attention",
+                                           "01-softmax.html"))  # fmt: skip
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_root_is_told_why_when_the_course_user_cannot_reach_the_class():
+    """A class inside a folder only root may enter: make autograde stops before grading anything
+    and says which folder, its mode and the command that opens it."""
+    closed = tempfile.mkdtemp(prefix="attn-closed-")  # 0700, root's
+    folder = os.path.join(closed, "class")
+    os.makedirs(os.path.join(folder, "submitted", "ana", "attention"))
+    try:
+        done = root_runs(["grading.classroom", "autograde"], folder)
+        assert done.returncode != 0
+        assert f"cannot reach the class at {folder}" in done.stderr
+        assert (
+            f"{closed} (mode 0700, root's)" in done.stderr and f"chmod o+x {closed}" in done.stderr
+        )
+        assert not os.path.exists(os.path.join(folder, "autograded"))
+    finally:
+        shutil.rmtree(closed)

@@ -16,13 +16,15 @@ import hashlib
 import os
 import shutil
 import stat
+import subprocess
+import sys
 import time
 
 import pytest
 
-from grading import classroom, course
+from grading import classroom, course, course_user, sandbox
 from grading.paths import ROOT
-from tests import hostile
+from tests import hostile, processes
 from tests.test_hostile_class import (
     Listener,
     Watcher,
@@ -48,14 +50,23 @@ def lane_plain():
     assert done.returncode == 0, done.stderr[-2000:]
 
 
+def make_autograde(*options):
+    """make autograde's command, as the instructor runs it (as root, it hands itself over)."""
+    command = [sys.executable, "-m", "grading.classroom", "autograde", "--force", *options]
+    done = subprocess.run(command, cwd=ROOT, env=course.tool_environment(), capture_output=True,
+                          text=True)  # fmt: skip
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    assert f"autograded {len(STUDENTS)} submissions" in done.stdout, done.stdout[-2000:]
+
+
 def lane_farm():
     """make autograde JOBS=2: two grading servers, warm kernels."""
-    classroom.autograde(STUDENTS, jobs=2, force=True)
+    make_autograde("--jobs", "2")
 
 
 def lane_dask():
     """make autograde SCHEDULER=local: a Dask cluster on this machine."""
-    classroom.autograde(STUDENTS, scheduler="local", force=True)
+    make_autograde("--scheduler", "local")
 
 
 LANES = {"plain": lane_plain, "farm": lane_farm, "dask": lane_dask}
@@ -132,7 +143,9 @@ def graded(request):
     before = repository_files()
     submitted = {s: folder_bytes(os.path.join(classroom.SUBMITTED, s)) for s in STUDENTS}
     start = time.perf_counter()
+    owners = processes.Owners(os.getpid())
     LANES[request.param]()
+    owners.stop()
     print(f"\n{request.param}: {len(STUDENTS)} submissions in {time.perf_counter() - start:.0f} s")
     left = hostile_processes()
     time.sleep(6)  # a survivor would act now (h-out-late-child writes 5 s after its cell)
@@ -153,6 +166,7 @@ def graded(request):
         ),
         "left": left,
         "submitted": submitted,
+        "owners": owners,
     }
     shutil.rmtree(hostile.OUTSIDE, ignore_errors=True)
     remove_canaries()
@@ -196,3 +210,17 @@ def test_nothing_a_kernel_wrote_reaches_the_autograded_folder(graded):
         assert not any(n.startswith("HOSTILE-fill") for n in names), (graded["lane"], student)
         assert folder_bytes(folder) < graded["submitted"][student] + (4 << 20)
         assert os.path.exists(os.path.join(folder, "08-notes.ipynb")), (graded["lane"], student)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the hand-over to the course user is root's")
+def test_no_grading_process_runs_as_root(graded):
+    """Started by root, every process of the lane (nbgrader, the grading servers, Dask, the
+    sandboxes) runs as the course user once it has handed itself over, and learner code under
+    the sandbox uids: none is still root."""
+    owners = graded["owners"]
+    assert owners.still_root() == {}, (graded["lane"], owners.seen)
+    assert owners.raised() <= {"newuidmap", "newgidmap"}, graded["lane"]  # mapping sandbox uids
+    grader = course_user.account().pw_uid
+    learners = owners.accounts() - {grader}
+    assert grader in owners.accounts(), graded["lane"]
+    assert learners and learners <= set(sandbox.SANDBOX_UIDS), (graded["lane"], learners)
