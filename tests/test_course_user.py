@@ -374,3 +374,16 @@ def test_root_is_told_why_when_the_course_user_cannot_reach_the_class():
         assert not os.path.exists(os.path.join(folder, "autograded"))
     finally:
         shutil.rmtree(closed)
+
+
+def test_an_autograde_still_running_as_root_stops_before_any_learner_code(tmp_path):
+    """nbgrader's Autograde run in a root process that did not hand over (the formgrader's button
+    in a server root started) stops at intake, before the submission is touched or run."""
+    from grading import intake
+
+    folder = tmp_path / "submitted" / "ana" / "attention"
+    folder.mkdir(parents=True)
+    (folder / "01-softmax.ipynb").write_text("{}")
+    with pytest.raises(PermissionError, match="grading never runs as root"):
+        intake.nbgrader_hook("attention", "ana", [str(folder / "01-softmax.ipynb")])
+    assert sorted(os.listdir(folder)) == ["01-softmax.ipynb"]
