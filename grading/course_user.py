@@ -21,12 +21,17 @@ records/) the course user's, and the process runs again under setpriv with `envi
 """
 
 import argparse
+import codecs
+import ctypes
 import os
 import pwd
+import re
 import shutil
+import signal
 import stat
 import subprocess
 import sys
+import threading
 
 from grading import cgroups, paths, postgres, records, sandbox
 
@@ -95,10 +100,11 @@ def setup(name=USER):
 
 # What grading writes in the class: made the course user's before it runs.
 GIVEN = (paths.AUTOGRADED, paths.JUDGED, paths.FEEDBACK, paths.RECORDS)
-# What a course user's process keeps of root's environment (names, or prefixes ending in _): the
-# class and gradebook, the sandbox's options, the locale and the terminal; never root's home.
-KEPT = ("ATTENTION_", "DB_URL", "BWRAP", "PG", "LANG", "LANGUAGE", "LC_", "TERM", "TZ", "COLUMNS",
-        "PYTHONUNBUFFERED")  # fmt: skip
+# What a course user's process keeps of root's environment: the class and gradebook, libpq's own
+# variables, the sandbox's options, the locale and the terminal; never root's home or anything else.
+KEPT = {"DB_URL", "BWRAP", "LANG", "LANGUAGE", "TERM", "TZ", "COLUMNS", "PYTHONUNBUFFERED"}
+KEPT_PREFIXES = ("ATTENTION_", "PG", "LC_")
+RELAY_NAME = b"attn-relay"  # what root's process, left relaying output, is called in ps -o comm
 
 
 def environment(env=None):
@@ -112,7 +118,7 @@ def environment(env=None):
     env = os.environ if env is None else env
     if os.geteuid() != 0:
         return dict(env)
-    kept = {k: v for k, v in env.items() if k in KEPT or k.startswith(KEPT)}
+    kept = {k: v for k, v in env.items() if k in KEPT or k.startswith(KEPT_PREFIXES)}
     kept.update(PATH=f"{os.path.dirname(sys.executable)}:/usr/local/bin:/usr/bin:/bin",
                 PYTHONPATH=paths.ROOT, HOME="/nonexistent", ATTENTION_COURSE=paths.COURSE,
                 # with no home, IPython works in a temporary folder, which it would say per notebook
@@ -125,10 +131,15 @@ def environment(env=None):
 
 def prepare():
     """As root: the course user set up and given the class (stops, saying why, when it cannot
-    be); its pwd entry. Run again, it changes nothing that is already right."""
-    user = setup()
-    give_class(user)
-    return user
+    be); its pwd entry. Run again, it changes nothing that is already right; one thread at a time
+    (the farm's lanes each start a server)."""
+    with PREPARING:
+        user = setup()
+        give_class(user)
+        return user
+
+
+PREPARING = threading.Lock()
 
 
 def command(argv):
@@ -137,19 +148,68 @@ def command(argv):
     if os.geteuid() != 0:
         return list(argv)
     user = prepare()
-    ids = [f"--reuid={user.pw_uid}", f"--regid={user.pw_gid}", "--clear-groups"]
+    ids = [f"--reuid={user.pw_uid}", f"--regid={user.pw_gid}", "--clear-groups",
+           "--inh-caps=-all", "--ambient-caps=-all"]  # fmt: skip
     return [shutil.which("setpriv") or "setpriv", *ids, "--", *argv]
 
 
 def become(argv):
-    """As root, replace this process by argv run as the course user (environment()); as anyone
-    else, return at once."""
+    """As root, run argv as the course user (handed_over) and end this process with its exit
+    status; as anyone else, return at once."""
     if os.geteuid() != 0:
         return
-    handed = command(argv)
     print(f"grading runs as {USER}, not root (docs/scoring-and-sandbox.md)", file=sys.stderr,
           flush=True)  # fmt: skip
-    os.execve(handed[0], handed, environment())
+    code = handed_over(argv)
+    sys.stdout.flush()
+    os._exit(code)
+
+
+def handed_over(argv, pass_fds=()):
+    """As root: argv run as the course user; its exit status (128 + n for signal n).
+
+    It gets no terminal: a session of its own, no input, and its output relayed by this process
+    with every control character but tab, newline and carriage return removed. So nothing the
+    course user runs can type into root's terminal (TIOCSTI), read root's keys or send escapes.
+    Ctrl-C here is passed on as SIGINT, so the command stops its servers as it does.
+    """
+    child = subprocess.Popen(command(argv), env=environment(), stdin=subprocess.DEVNULL,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             start_new_session=True, pass_fds=pass_fds)  # fmt: skip
+    name_this_process(RELAY_NAME)
+    pipes = ((child.stdout, sys.stdout), (child.stderr, sys.stderr))
+    relays = [threading.Thread(target=relay, args=pair, daemon=True) for pair in pipes]
+    for thread in relays:
+        thread.start()
+    while True:
+        try:
+            code = child.wait()
+            break
+        except KeyboardInterrupt:
+            os.killpg(child.pid, signal.SIGINT)
+    for thread in relays:
+        thread.join()
+    return code if code >= 0 else 128 - code
+
+
+def relay(pipe, out):
+    """Copy what pipe says to out as text, with no control character but \t, \n and \r."""
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    while chunk := os.read(pipe.fileno(), 65536):
+        out.write(CONTROL.sub("", decoder.decode(chunk)))
+        out.flush()
+    pipe.close()
+
+
+CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")  # C0 and C1, DEL, no \t\n\r
+
+
+def name_this_process(name):
+    """Set this process's name (/proc/<pid>/comm, 15 bytes) where Linux allows (prctl)."""
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(15, ctypes.c_char_p(name[:15]), 0, 0, 0)
+    except (OSError, AttributeError):
+        pass  # not Linux: the name is only a label
 
 
 def give_class(user):
@@ -161,9 +221,9 @@ def give_class(user):
             fix = f"chmod o+x {blocked}, or put {what} where every account can reach it (/srv)"
             raise SystemExit(refusal(user, f"cannot reach {what} at {path}", blocked, fix))
     records.settle()  # an older layout's gradebook into records/ first, as root can
-    for folder in GIVEN:
-        os.makedirs(folder, mode=0o700 if folder == paths.RECORDS else 0o755, exist_ok=True)
-        hand_tree(folder, user)
+    for folder in GIVEN:  # learners' work, verdicts and grades: the course user's and root's only
+        os.makedirs(folder, mode=0o700, exist_ok=True)
+        hand_tree(folder, user, mode=0o700)
     closed = list(unreadable(paths.SUBMITTED, user))
     if closed:
         where = os.path.relpath(paths.SUBMITTED, paths.COURSE)
@@ -210,18 +270,43 @@ def unreadable(top, user):
                 yield os.path.join(here, name)
 
 
-def hand_tree(top, user):
-    """Make top and everything under it user's, following no link: the walk goes by folder
-    descriptors (os.fwalk), so a folder swapped for a link while it runs is never entered, and
-    each chown names its entry relative to the folder it was found in."""
+def hand_tree(top, user, mode=None):
+    """Make top and everything under it user's, following no link.
+
+    It goes by folder descriptors: each folder is opened relative to its parent, refusing a link
+    and anything but a folder (O_NOFOLLOW, O_DIRECTORY, O_NONBLOCK: a FIFO put in a folder's place
+    cannot block it), and each owner is changed relative to the folder it was found in. A file
+    with other hard links is left as it is: its other names may be outside the class. With mode,
+    top itself gets that mode.
+    """
     ids = (user.pw_uid, user.pw_gid)
-    for _, folders, files, fd in os.fwalk(top):
-        if (os.fstat(fd).st_uid, os.fstat(fd).st_gid) != ids:
-            os.fchown(fd, *ids)
-        for name in folders + files:
-            st = os.stat(name, dir_fd=fd, follow_symlinks=False)
-            if (st.st_uid, st.st_gid) != ids:
-                os.chown(name, *ids, dir_fd=fd, follow_symlinks=False)
+    opened = os.open(top, FOLDER_ONLY)
+    try:
+        if mode is not None:
+            os.fchmod(opened, mode)
+        give_folder(opened, ids)
+    finally:
+        os.close(opened)
+
+
+FOLDER_ONLY = os.O_RDONLY | os.O_NOFOLLOW | os.O_DIRECTORY | os.O_NONBLOCK | os.O_CLOEXEC
+
+
+def give_folder(fd, ids):
+    """hand_tree's step: the open folder fd and what it holds, made ids' (uid, gid)."""
+    st = os.fstat(fd)
+    if (st.st_uid, st.st_gid) != ids:
+        os.fchown(fd, *ids)
+    for entry in os.scandir(fd):
+        st = entry.stat(follow_symlinks=False)
+        if stat.S_ISDIR(st.st_mode):
+            inner = os.open(entry.name, FOLDER_ONLY, dir_fd=fd)
+            try:
+                give_folder(inner, ids)
+            finally:
+                os.close(inner)
+        elif (st.st_uid, st.st_gid) != ids and st.st_nlink == 1:
+            os.chown(entry.name, *ids, dir_fd=fd, follow_symlinks=False)
 
 
 def main(argv=None):

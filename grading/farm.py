@@ -264,11 +264,17 @@ def grade_locally(students, jobs, progress, assignment=ASSIGNMENT):
 
 
 _SERVER = None  # the grading server of this Dask worker process, started by its first task
+ROOT_WORKER = (
+    "a Dask worker must not run as root (it runs whatever its scheduler sends): start it as the "
+    "course user, or grade with make autograde, which hands itself over (docs/large-classes.md)"
+)
 
 
 def grade_on_worker(student, assignment=ASSIGNMENT):
     """A Dask task: one submission, graded by this worker machine's warm server."""
     global _SERVER
+    if os.geteuid() == 0:  # anyone who reaches the scheduler runs code in its workers
+        raise PermissionError(ROOT_WORKER)
     if _SERVER is None or _SERVER.process.poll() is not None:
         _SERVER = Server()
     ok, error = _SERVER.grade(student, assignment)
@@ -284,6 +290,8 @@ def grade_on_cluster(students, scheduler, progress, assignment=ASSIGNMENT):
     from dask.distributed import Client, LocalCluster, as_completed
 
     cluster = None
+    if scheduler == "local" and os.geteuid() == 0:
+        raise PermissionError(ROOT_WORKER)
     if scheduler == "local":
         cluster = LocalCluster(n_workers=os.cpu_count(), threads_per_worker=1, processes=True)
         scheduler = cluster.scheduler_address

@@ -86,18 +86,32 @@ def url_password(db_url):
     names = parse_qs(parts.query).get("passfile")
     if not parts.scheme.startswith("postgresql") or not names:
         return None
-    wanted = [parts.hostname or "localhost", str(parts.port or 5432), parts.path.lstrip("/"),
-              unquote(parts.username or "")]  # fmt: skip
+    user = unquote(parts.username or "")
+    wanted = [parts.hostname or "localhost", str(parts.port or 5432),
+              unquote(parts.path.lstrip("/")) or user, user]  # fmt: skip
     try:
         with open(names[0]) as f:
             lines = f.read().splitlines()
     except OSError:
         return None
     for line in lines:
-        fields = [re.sub(r"\\(.)", r"\1", f) for f in re.split(r"(?<!\\):", line, maxsplit=4)]
-        if len(fields) == 5 and all(f in ("*", w) for f, w in zip(fields, wanted)):
+        fields = passfile_fields(line)
+        if len(fields) >= 5 and all(f in ("*", w) for f, w in zip(fields, wanted)):
             return fields[4]
     return None
+
+
+def passfile_fields(line):
+    """A password file line's fields: split at each `:`, where `\\` escapes the next character."""
+    fields, field, escaped = [], "", False
+    for char in line:
+        if escaped or char not in ":\\":
+            field, escaped = field + char, False
+        elif char == "\\":
+            escaped = True
+        else:
+            fields, field = fields + [field], ""
+    return fields + [field]
 
 
 def run(command, server=True, **kwargs):

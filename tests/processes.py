@@ -60,7 +60,7 @@ class Owners:
     """
 
     def __init__(self, top):
-        self.top, self.seen, self.commands = top, {}, {}
+        self.top, self.seen, self.commands, self.parents = top, {}, {}, {}
         self.stopping = threading.Event()
         self.thread = threading.Thread(target=self.watch, daemon=True)
         self.thread.start()
@@ -73,6 +73,7 @@ class Owners:
                 if not sightings or sightings[-1] != table[pid][1]:
                     sightings.append(table[pid][1])
                     self.commands[pid] = command_line(pid)
+                    self.parents[pid] = table[pid][0]
             if self.stopping.wait(0.05):
                 return
 
@@ -82,16 +83,20 @@ class Owners:
         self.thread.join(timeout=5)
         return self.seen
 
-    def still_root(self):
+    def still_root(self, relay="attn-relay"):
         """{pid: command line} of those root started and that were still root when last seen (a
-        real uid of 0)."""
-        return {pid: self.commands[pid] for pid, seen in self.seen.items() if seen[-1][1] == 0}
+        real uid of 0). A process that handed its work over and only relays its output (named
+        `relay`) is not counted, provided none of its children stayed root."""
+        rooted = {pid for pid, seen in self.seen.items() if seen[-1][1] == 0}
+        relays = {pid for pid in rooted if self.seen[pid][-1][0] == relay}
+        excused = {r for r in relays if not any(self.parents[p] == r for p in rooted)}
+        return {pid: self.commands[pid] for pid in rooted - excused}
 
     def raised(self):
         """The names of the processes another account started that ran with root's effective
         uid: setuid programs."""
         return {seen[-1][0] for seen in self.seen.values() if seen[-1][1] != 0 and seen[-1][2] == 0}
 
-    def accounts(self):
-        """Every real uid a process below top ran as once it had handed over."""
-        return {seen[-1][1] for seen in self.seen.values()}
+    def accounts(self, relay="attn-relay"):
+        """Every real uid a process below top ran as once it had handed over (relays aside)."""
+        return {seen[-1][1] for seen in self.seen.values() if seen[-1][0] != relay}

@@ -224,8 +224,10 @@ def class_folder():
 
 
 def test_handing_the_class_over_follows_no_link():
-    """hand_tree makes a folder the course user's, with every file and folder in it, but a link
-    planted there (to a root-only file outside, to a folder outside) is never followed."""
+    """hand_tree makes a folder the course user's (0700), with every file and folder in it, but a
+    link planted there (to a root-only file outside, to a folder outside) is never followed, a
+    hard link to a root-only file is left root's, and neither a link nor a FIFO is opened as a
+    folder."""
     user = course_user.setup()
     top, outside = class_folder(), class_folder()
     try:
@@ -238,16 +240,24 @@ def test_handing_the_class_over_follows_no_link():
             f.write("[]")
         os.symlink(secret, os.path.join(top, "judged", "ana", "link-to-file"))
         os.symlink(outside, os.path.join(top, "judged", "link-to-folder"))
-        course_user.hand_tree(os.path.join(top, "judged"), user)
+        os.link(secret, os.path.join(top, "judged", "ana", "hard-link"))  # another name of it
+        os.mkfifo(os.path.join(top, "judged", "ana", "fifo"))
+        course_user.hand_tree(os.path.join(top, "judged"), user, mode=0o700)
         judged = os.path.join(top, "judged")
         inside = [
             os.path.join(here, name)
             for here, folders, files in os.walk(judged)
             for name in [here, *folders, *files]
         ]
-        assert {os.lstat(p).st_uid for p in inside} == {user.pw_uid}
+        owners = {p: os.lstat(p).st_uid for p in inside}
+        assert owners.pop(os.path.join(judged, "ana", "hard-link")) == 0  # left as it is
+        assert set(owners.values()) == {user.pw_uid}
         assert [(os.stat(p).st_uid, oct(os.stat(p).st_mode & 0o777)) for p in (secret, outside)] \
             == [(0, "0o600"), (0, "0o755")]  # fmt: skip
+        assert oct(os.stat(judged).st_mode & 0o777) == "0o700"
+        for not_a_folder in ("link-to-folder", "ana/fifo"):  # opened as folders, never followed
+            with pytest.raises(OSError):
+                course_user.hand_tree(os.path.join(judged, not_a_folder), user)
     finally:
         shutil.rmtree(top)
         shutil.rmtree(outside)
@@ -387,3 +397,41 @@ def test_an_autograde_still_running_as_root_stops_before_any_learner_code(tmp_pa
     with pytest.raises(PermissionError, match="grading never runs as root"):
         intake.nbgrader_hook("attention", "ana", [str(folder / "01-softmax.ipynb")])
     assert sorted(os.listdir(folder)) == ["01-softmax.ipynb"]
+
+
+def test_what_root_hands_over_gets_no_terminal_no_input_and_sends_no_control_characters():
+    """Run from root's terminal (a pty here), the handed-over command has no controlling terminal
+    (nothing to type into with TIOCSTI), reads nothing of root's, and what it prints reaches the
+    terminal without escapes or bells: tab, newline and carriage return only."""
+    import pty
+
+    probe = (
+        "import os, sys; stat = open('/proc/self/stat').read().rsplit(')', 1)[1].split(); "
+        "print(os.getuid(), sys.stdin.read() == '', os.isatty(1), stat[4]); "
+        "print('\\x1b]0;title\\x07\\x1b[2Jred\\tok\\r')"
+    )
+    pid, terminal = pty.fork()
+    if pid == 0:  # root's side, on the terminal
+        code = 1
+        try:
+            sys.stdout = open(1, "w", closefd=False)  # the terminal, not pytest's capture
+            sys.stderr = open(2, "w", closefd=False)
+            code = course_user.handed_over([sys.executable, "-c", probe])
+        finally:
+            sys.stdout.flush()
+            os._exit(code)
+    said = b""
+    while True:
+        try:
+            chunk = os.read(terminal, 4096)
+        except OSError:  # the terminal closed: the child has ended
+            break
+        if not chunk:
+            break
+        said += chunk
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0, said
+    lines = said.decode().replace("\r\n", "\n").splitlines()
+    assert lines[0] == f"{course_user.account().pw_uid} True False 0"  # tty_nr 0: none
+    assert lines[1] == "]0;title[2Jred\tok"
+    assert "\x1b" not in said.decode() and "\x07" not in said.decode()

@@ -143,9 +143,11 @@ def test_a_worker_that_hangs_is_stopped_and_its_submission_retried(plain, flag, 
 
 
 def start(command):
-    """A background process in its own group (stopped with its children by stop())."""
+    """A background process in its own group (stopped with its children by stop()), as the
+    course user when root starts it, as docs/large-classes.md says to start Dask's."""
     env = dict(os.environ, PYTHONPATH=classroom.ROOT)  # workers import grading.farm's tasks
-    return subprocess.Popen(command, cwd=classroom.ROOT, env=env, start_new_session=True,
+    return subprocess.Popen(course_user.command(command), cwd=classroom.ROOT,
+                            env=course_user.environment(env), start_new_session=True,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
 
 
@@ -191,3 +193,13 @@ def test_a_postgresql_gradebook_gives_plain_nbgraders_scores(plain, monkeypatch)
     finally:
         postgres.stop(folder)
         shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="about workers root started")
+def test_a_dask_worker_run_by_root_refuses_to_grade():
+    """A Dask worker runs whatever its scheduler sends: one running as root grades nothing, and a
+    local cluster is not started as root (make autograde hands over first)."""
+    with pytest.raises(PermissionError, match="must not run as root"):
+        farm.grade_on_worker("correct")
+    with pytest.raises(PermissionError, match="must not run as root"):
+        farm.grade_on_cluster(["correct"], "local", progress=lambda outcome: None)

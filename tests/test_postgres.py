@@ -162,3 +162,27 @@ def test_start_prints_the_db_url_and_stop_stops():
         subprocess.run([*command, "stop", folder], cwd=ROOT, check=True)
         assert not os.path.exists(os.path.join(folder, "data", "postmaster.pid"))
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_the_password_a_db_url_names_is_the_one_libpq_would_use(server):
+    """url_password reads DB_URL's passfile as libpq does (host, port, database and user matched,
+    `*` for any, `\\` escaping): the password it finds connects, and lines for other hosts,
+    ports or users, and a comment, are passed over. Root's grading hands it to the course user."""
+    folder, port, url = server
+    secret = postgres.password(folder)
+    tricky = os.path.join(folder, "pgpass-tricky")
+    postgres._write_private(tricky, "".join([
+        "# 127.0.0.1:*:*:postgres:a-comment\n",
+        f"10.0.0.9:{port}:gradebook:postgres:another-host\n",
+        f"127.0.0.1:{port + 1}:gradebook:postgres:another-port\n",
+        "127.0.0.1:*:*:grader:another-user\n",
+        f"127.0.0.1:{port}:grade\\book:postgres:{secret}:the rest is not the password\n",
+    ]))  # fmt: skip
+    tricky_url = url.replace(postgres.passfile(folder), tricky)
+    assert postgres.url_password(url) == secret
+    assert postgres.url_password(tricky_url) == secret
+    assert postgres.url_password(url.split("?")[0]) is None  # no passfile named
+    assert postgres.url_password("sqlite:///records/gradebook.db") is None
+    with connect(port, password=postgres.url_password(tricky_url)) as db:
+        assert db.status == psycopg2.extensions.STATUS_READY
+    db.close()
