@@ -33,7 +33,7 @@ def configure(c):
     from nbgrader import preprocessors as nbp
 
     from grading import course_user, records
-    from grading.preprocess import JudgeCells, RepairCells, SandboxedExecute
+    from grading.preprocess import JudgeCells, NotAsRoot, RepairCells, SandboxedExecute
 
     if "nbgrader" in sys.modules and sys.argv[1:2] in ([name] for name in GRADING_COMMANDS):
         course_user.become([sys.executable, "-m", "nbgrader", *sys.argv[1:]])  # as root only
@@ -59,6 +59,7 @@ def configure(c):
         nbp.CheckCellMetadata,
     ]
     c.Autograde.autograde_preprocessors = [
+        NotAsRoot,
         SandboxedExecute,
         nbp.IgnorePattern,
         ClearMetadataPreprocessor,

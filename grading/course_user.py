@@ -98,8 +98,9 @@ def setup(name=USER):
 
 # ── root hands grading over ──
 
-# What grading writes in the class: made the course user's before it runs.
-GIVEN = (paths.AUTOGRADED, paths.JUDGED, paths.FEEDBACK, paths.RECORDS)
+# What grading writes in the class, made the course user's before it runs: intake repairs the
+# handed-in folders in place (grading.intake), nbgrader and the judge write the rest.
+GIVEN = (paths.SUBMITTED, paths.AUTOGRADED, paths.JUDGED, paths.FEEDBACK, paths.RECORDS)
 # What a course user's process keeps of root's environment: the class and gradebook, libpq's own
 # variables, the sandbox's options, the locale and the terminal; never root's home or anything else.
 KEPT = {"DB_URL", "BWRAP", "LANG", "LANGUAGE", "TERM", "TZ", "COLUMNS", "PYTHONUNBUFFERED"}
@@ -214,7 +215,7 @@ def name_this_process(name):
 
 def give_class(user):
     """As root: what grading writes in the class made user's; stops, saying why, when user could
-    not reach the code or the class, or read a submission."""
+    not reach the code or the class."""
     for path, what in ((paths.ROOT, "the course"), (paths.COURSE, "the class")):
         blocked = next((p for p in ancestry(path) if not allowed(os.stat(p), user, 0o1)), None)
         if blocked:
@@ -224,12 +225,6 @@ def give_class(user):
     for folder in GIVEN:  # learners' work, verdicts and grades: the course user's and root's only
         os.makedirs(folder, mode=0o700, exist_ok=True)
         hand_tree(folder, user, mode=0o700)
-    closed = list(unreadable(paths.SUBMITTED, user))
-    if closed:
-        where = os.path.relpath(paths.SUBMITTED, paths.COURSE)
-        fix = f"chgrp -R {USER} {where} && chmod -R g+rX {where}"
-        raise SystemExit(refusal(user, f"cannot read {len(closed)} handed-in files or folders",
-                                 closed[0], fix))  # fmt: skip
 
 
 def refusal(user, what, example, fix):
@@ -258,16 +253,6 @@ def allowed(st, user, bits):
     """Whether user has the permission bits (0o4 read, 0o1 enter, 0o5 both) on a file of stat st."""
     shift = 6 if st.st_uid == user.pw_uid else 3 if st.st_gid == user.pw_gid else 0
     return (st.st_mode >> shift) & bits == bits
-
-
-def unreadable(top, user):
-    """The folders and regular files under top that user could not read (links are never read)."""
-    for here, folders, files in os.walk(top):
-        for name in folders + files:
-            st = os.lstat(os.path.join(here, name))
-            need = 0o5 if stat.S_ISDIR(st.st_mode) else 0o4 if stat.S_ISREG(st.st_mode) else 0
-            if need and not allowed(st, user, need):
-                yield os.path.join(here, name)
 
 
 def hand_tree(top, user, mode=None):

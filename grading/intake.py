@@ -132,14 +132,9 @@ def nbgrader_hook(assignment, student, notebooks):
     """Autograde.pre_convert_hook: intake the folder the listed notebooks come from.
 
     The list is then replaced by the repaired notebooks. nbgrader passes the student pattern ("*"),
-    so the folder is found from the notebooks' paths. Root never grades: an Autograde still run by
-    root (the formgrader's button, in a server root started) stops here, before any learner code.
+    so the folder is found from the notebooks' paths. nbgrader only logs what this raises and grades
+    on: so it runs as the course user, who owns submitted/ when root started the grading.
     """
-    if os.geteuid() == 0:
-        raise PermissionError(
-            "grading never runs as root: grade with `make autograde` or `nbgrader autograde`, "
-            "which hand themselves over to the course user (docs/scoring-and-sandbox.md)"
-        )
     if not notebooks:
         return
     folder = os.path.dirname(os.path.abspath(notebooks[0]))

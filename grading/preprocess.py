@@ -1,9 +1,10 @@
-"""nbgrader's side of trusted grading: three preprocessors and the intake hook.
+"""nbgrader's side of trusted grading: four preprocessors and the intake hook.
 
 Wired in grader_config.py:
 
     sanitize:  RepairCells        stray or duplicated nbgrader metadata becomes an ordinary cell
-    autograde: SandboxedExecute   the learner's notebook runs in a bubblewrap sandbox; a dead kernel
+    autograde: NotAsRoot          an Autograde still running as root stops before any learner code
+               SandboxedExecute   the learner's notebook runs in a bubblewrap sandbox; a dead kernel
                                   loses nothing (the notebook keeps what ran)
                JudgeCells         every graded cell's outputs are replaced by the judge's verdict,
                                   computed from model.py and outputs/ as submitted
@@ -182,6 +183,22 @@ def __attention_cwd(*_):
 get_ipython().events.register("pre_run_cell", __attention_cwd)
 """
 KERNEL_FLAGS = ["--IPKernelApp.ignore_cwd=True", f"--IPKernelApp.exec_lines={CWD_AT_FIRST_CELL}"]
+
+
+class NotAsRoot(NbGraderPreprocessor):
+    """Root never grades. Every grading command root starts hands itself over to the course user
+    (grading.course_user); an Autograde that still runs as root (the formgrader's button, in a
+    server root started) fails here, first of the autograde preprocessors, before any learner
+    code runs. (nbgrader only logs an exception of the intake hook, so the check is here.)"""
+
+    def preprocess(self, nb, resources):
+        """The notebook as it is, unless this process is root."""
+        if os.geteuid() == 0:
+            raise PermissionError(
+                "grading never runs as root: grade with `make autograde` or `nbgrader autograde`, "
+                "which hand themselves over to the course user (docs/scoring-and-sandbox.md)"
+            )
+        return nb, resources
 
 
 class SandboxedKernelManager(AsyncKernelManager):

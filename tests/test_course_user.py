@@ -11,6 +11,7 @@ import subprocess
 import sys
 import tempfile
 
+import nbformat
 import pytest
 
 from grading import cgroups, course_user, sandbox
@@ -263,24 +264,6 @@ def test_handing_the_class_over_follows_no_link():
         shutil.rmtree(outside)
 
 
-def test_what_the_course_user_cannot_read_is_named():
-    """A submission only root may read is named, with the command that lets the course user read
-    it; one it can read is not."""
-    user = course_user.setup()
-    top = class_folder()
-    try:
-        for name, mode in (("open.py", 0o644), ("closed.py", 0o600)):
-            with open(os.path.join(top, name), "w") as f:
-                f.write("x = 1\n")
-            os.chmod(os.path.join(top, name), mode)
-        closed = list(course_user.unreadable(top, user))
-        assert closed == [os.path.join(top, "closed.py")]
-        said = course_user.refusal(user, "cannot read 1 handed-in file", closed[0], "chmod g+r")
-        assert "closed.py (mode 0600, root's)" in said and said.endswith("chmod g+r")
-    finally:
-        shutil.rmtree(top)
-
-
 def test_the_course_users_environment_keeps_the_class_and_none_of_roots_secrets(monkeypatch):
     """Root's home, PATH and any other variable stay behind; the class, the gradebook's URL and
     the sandbox's options go along, and a passfile's password becomes PGPASSWORD."""
@@ -315,8 +298,8 @@ def test_root_hands_grading_over_to_the_course_user():
     """make autograde, make feedback, make grades and plain `nbgrader autograde`, started by
     root in an instructor's class: each hands itself over, no process of theirs stays root, the
     sandboxes run under sandbox uids, the correct submission gets full marks, and everything
-    grading wrote (a stale file of an older root run included) is the course user's, while the
-    handed-in files stay the instructor's."""
+    grading wrote (a stale file of an older root run included) is the course user's, as is
+    submitted/, which intake repairs in place: it noticed the link handed in, and removed it."""
     import csv
 
     from tests import processes
@@ -330,6 +313,8 @@ def test_root_hands_grading_over_to_the_course_user():
         made = subprocess.run([sys.executable, "-c", instructor], cwd=ROOT, timeout=600,
                               capture_output=True, text=True, env=env)  # fmt: skip
         assert made.returncode == 0, made.stderr[-2000:]
+        os.symlink(os.path.join(ROOT, "grading", "hidden.py"),
+                   os.path.join(folder, "submitted", "ana", "attention", "notes.py"))  # fmt: skip
         os.makedirs(os.path.join(folder, "judged", "ana"))
         with open(os.path.join(folder, "judged", "ana", "nbgrader.json"), "w") as f:
             f.write("[]")  # what an older version's root run left
@@ -345,6 +330,8 @@ def test_root_hands_grading_over_to_the_course_user():
             done = root_runs(command, folder)
             assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
             said.append(done.stderr)
+            if len(said) == 1:  # make autograde's intake: the link handed in, noticed and removed
+                assert "ana: notes.py was a link or special file" in done.stdout, done.stdout
         owners.stop()
         assert all(f"grading runs as {course_user.USER}, not root" in s for s in said)
         assert owners.still_root() == {}
@@ -354,14 +341,15 @@ def test_root_hands_grading_over_to_the_course_user():
         assert owners.accounts() - {user.pw_uid}, "no sandbox was seen"
         with open(os.path.join(folder, "records", "grades.csv"), newline="") as f:
             (row,) = list(csv.DictReader(f))
-        assert (row["student"], row["problems"]) == ("ana", "")
+        assert (row["student"], row["problems"]) == ("ana", "")  # graded again, with no link
+        assert not os.path.lexists(
+            os.path.join(folder, "submitted", "ana", "attention", "notes.py")
+        )
         assert float(row["total"]) == pytest.approx(float(row["max"])) and float(row["max"]) > 30
-        for top in ("autograded", "judged", "feedback", "records"):
+        for top in ("submitted", "autograded", "judged", "feedback", "records"):
             for here, folders, files in os.walk(os.path.join(folder, top)):
                 for name in [here, *(os.path.join(here, n) for n in folders + files)]:
                     assert os.lstat(name).st_uid == user.pw_uid, name
-        handed_in = os.path.join(folder, "submitted", "ana", "attention", "model.py")
-        assert os.stat(handed_in).st_uid == 0
         assert os.path.isfile(os.path.join(folder, "feedback", "ana", "attention",
                                            "01-softmax.html"))  # fmt: skip
     finally:
@@ -386,17 +374,29 @@ def test_root_is_told_why_when_the_course_user_cannot_reach_the_class():
         shutil.rmtree(closed)
 
 
-def test_an_autograde_still_running_as_root_stops_before_any_learner_code(tmp_path):
+def test_an_autograde_still_running_as_root_stops_before_any_learner_code():
     """nbgrader's Autograde run in a root process that did not hand over (the formgrader's button
-    in a server root started) stops at intake, before the submission is touched or run."""
-    from grading import intake
+    in a server root started) fails at its first autograde preprocessor, before the sandboxed
+    kernel; as the course user that preprocessor passes the notebook on untouched."""
+    from traitlets.config import Config
 
-    folder = tmp_path / "submitted" / "ana" / "attention"
-    folder.mkdir(parents=True)
-    (folder / "01-softmax.ipynb").write_text("{}")
+    import grader_config
+    from grading.preprocess import NotAsRoot, SandboxedExecute
+
+    config = Config()
+    grader_config.configure(config)  # run from pytest, it hands nothing over
+    first, then = config.Autograde.autograde_preprocessors[:2]
+    assert (first, then) == (NotAsRoot, SandboxedExecute)
+    book = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("print('learner code')")])
     with pytest.raises(PermissionError, match="grading never runs as root"):
-        intake.nbgrader_hook("attention", "ana", [str(folder / "01-softmax.ipynb")])
-    assert sorted(os.listdir(folder)) == ["01-softmax.ipynb"]
+        NotAsRoot().preprocess(book, {})
+    user = course_user.setup()
+    probe = "from grading.preprocess import NotAsRoot; print(NotAsRoot().preprocess(1, 2))"
+    as_user = course_user.command([sys.executable, "-c", probe])
+    done = subprocess.run(as_user, cwd=ROOT, env=course_user.environment(), capture_output=True,
+                          text=True)  # fmt: skip
+    assert done.returncode == 0 and done.stdout == "(1, 2)\n", done.stderr[-2000:]
+    assert user.pw_uid != 0
 
 
 def test_what_root_hands_over_gets_no_terminal_no_input_and_sends_no_control_characters():
