@@ -86,7 +86,7 @@ def autograde(names=None, jobs=None, scheduler=None, force=None, assignment=ASSI
     if not names:
         raise SystemExit(f"no submissions: put them in submitted/<student>/{assignment}/")
     if os.geteuid() == 0:  # root never grades: the same command, as the course user
-        options = [*(["--jobs", str(jobs)] if jobs else []), *(["--force"] if force else []),
+        options = [*(["--jobs", str(jobs)] if jobs else []), "--force" if force else "--no-force",
                    *(["--scheduler", scheduler] if scheduler else []), *names]  # fmt: skip
         return [farm.Outcome(**o) for o in as_course_user("autograde", assignment, options)]
     try:
@@ -492,8 +492,10 @@ def main(argv):
     options, args, result_fd = {}, argv[1:], None
     while args:
         flag = args.pop(0)
-        if flag == "--force" and argv[0] == "autograde":
-            options["force"] = True
+        if flag in ("--force", "--no-force") and argv[0] == "autograde":
+            options["force"] = (
+                flag == "--force"
+            )  # named students are graded again unless --no-force
         elif flag == "--result-fd" and args:  # as_course_user's file for what the command returns
             result_fd = int(args.pop(0))
         elif not flag.startswith("-") and argv[0] == "autograde":
