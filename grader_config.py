@@ -23,8 +23,9 @@ if ROOT not in sys.path:
 from grading.parts import LEARNER_FILES  # noqa: E402
 from grading.paths import COURSE, EXCHANGE, EXPORT_CSV, NOTEBOOKS, RELEASED, db_url  # noqa: E402
 
-# nbgrader's commands that grade: run as root, they start again as the course user.
-GRADING_COMMANDS = ("autograde", "generate_feedback")
+# nbgrader's commands that grade or unpack learners' zips: run as root, they start again as the
+# course user.
+GRADING_COMMANDS = ("autograde", "generate_feedback", "zip_collect")
 
 
 def configure(c):

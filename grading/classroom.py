@@ -87,7 +87,7 @@ def autograde(names=None, jobs=None, scheduler=None, force=None, assignment=ASSI
         raise SystemExit(f"no submissions: put them in submitted/<student>/{assignment}/")
     if os.geteuid() == 0:  # root never grades: the same command, as the course user
         options = [*(["--jobs", str(jobs)] if jobs else []), "--force" if force else "--no-force",
-                   *(["--scheduler", scheduler] if scheduler else []), *names]  # fmt: skip
+                   *(["--scheduler", scheduler] if scheduler else []), "--", *names]  # fmt: skip
         return [farm.Outcome(**o) for o in as_course_user("autograde", assignment, options)]
     try:
         sandbox.require()
@@ -113,8 +113,17 @@ def as_course_user(command, assignment, options=()):
     """As root: `python -m grading.classroom <command>` run as the course user; what the command
     returned there, passed back through a file only this process has a name for."""
     with tempfile.TemporaryFile("w+") as result:
-        argv = [sys.executable, "-m", "grading.classroom", command, "--part", assignment,
-                *options, "--result-fd", str(result.fileno())]  # fmt: skip
+        argv = [
+            sys.executable,
+            "-m",
+            "grading.classroom",
+            command,
+            "--part",
+            assignment,
+            "--result-fd",
+            str(result.fileno()),
+            *options,
+        ]  # options may end with students
         code = course_user.handed_over(argv, pass_fds=(result.fileno(),))
         if code != 0:
             raise SystemExit(f"{command} failed as the course user (exit {code}); see above")
@@ -492,7 +501,10 @@ def main(argv):
     options, args, result_fd = {}, argv[1:], None
     while args:
         flag = args.pop(0)
-        if flag in ("--force", "--no-force") and argv[0] == "autograde":
+        if flag == "--" and argv[0] == "autograde":  # the rest are students, whatever their names
+            options.setdefault("names", []).extend(args)
+            args = []
+        elif flag in ("--force", "--no-force") and argv[0] == "autograde":
             options["force"] = (
                 flag == "--force"
             )  # named students are graded again unless --no-force

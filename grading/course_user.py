@@ -98,9 +98,12 @@ def setup(name=USER):
 
 # ── root hands grading over ──
 
-# What grading writes in the class, made the course user's before it runs: intake repairs the
-# handed-in folders in place (grading.intake), nbgrader and the judge write the rest.
-GIVEN = (paths.SUBMITTED, paths.AUTOGRADED, paths.JUDGED, paths.FEEDBACK, paths.RECORDS)
+# What grading writes in the class, made the course user's before it runs: `make collect` unpacks
+# the hand-in zips (downloaded/) into submitted/, intake repairs the handed-in folders in place
+# (grading.intake), nbgrader and the judge write the rest.
+GIVEN = (paths.DOWNLOADED, paths.SUBMITTED, paths.AUTOGRADED, paths.JUDGED, paths.FEEDBACK,
+         paths.RECORDS)  # fmt: skip
+DEEPEST = 64  # folders below a given one that are handed over; deeper ones are left as they are
 # What a course user's process keeps of root's environment: the class and gradebook, libpq's own
 # variables, the sandbox's options, the locale and the terminal; never root's home or anything else.
 KEPT = {"DB_URL", "BWRAP", "LANG", "LANGUAGE", "TERM", "TZ", "COLUMNS", "PYTHONUNBUFFERED"}
@@ -178,6 +181,10 @@ def handed_over(argv, pass_fds=()):
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                              start_new_session=True, pass_fds=pass_fds)  # fmt: skip
     name_this_process(RELAY_NAME)
+    passed_on = {}
+    if threading.current_thread() is threading.main_thread():  # TERM and HUP reach it too
+        for sig in (signal.SIGTERM, signal.SIGHUP):
+            passed_on[sig] = signal.signal(sig, lambda n, _: signal_group(child, n))
     pipes = ((child.stdout, sys.stdout), (child.stderr, sys.stderr))
     relays = [threading.Thread(target=relay, args=pair, daemon=True) for pair in pipes]
     for thread in relays:
@@ -187,18 +194,33 @@ def handed_over(argv, pass_fds=()):
             code = child.wait()
             break
         except KeyboardInterrupt:
-            os.killpg(child.pid, signal.SIGINT)
+            signal_group(child, signal.SIGINT)
+    for sig, handler in passed_on.items():
+        signal.signal(sig, handler)
     for thread in relays:
-        thread.join()
+        thread.join(timeout=10)  # a process left holding the pipes cannot keep root waiting
     return code if code >= 0 else 128 - code
+
+
+def signal_group(child, sig):
+    """Send sig to the handed-over command's process group, unless it has ended."""
+    if child.returncode is None:
+        try:
+            os.killpg(child.pid, sig)
+        except ProcessLookupError:
+            pass
 
 
 def relay(pipe, out):
     """Copy what pipe says to out as text, with no control character but \t, \n and \r."""
-    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    decoder, listening = codecs.getincrementaldecoder("utf-8")(errors="replace"), True
     while chunk := os.read(pipe.fileno(), 65536):
-        out.write(CONTROL.sub("", decoder.decode(chunk)))
-        out.flush()
+        if listening:  # once out fails (a closed pipe, `| head`), the rest is read and dropped
+            try:
+                out.write(CONTROL.sub("", decoder.decode(chunk)))
+                out.flush()
+            except (OSError, ValueError):
+                listening = False
     pipe.close()
 
 
@@ -269,7 +291,7 @@ def hand_tree(top, user, mode=None):
     try:
         if mode is not None:
             os.fchmod(opened, mode)
-        give_folder(opened, ids)
+        give_folder(opened, ids, DEEPEST)
     finally:
         os.close(opened)
 
@@ -277,21 +299,28 @@ def hand_tree(top, user, mode=None):
 FOLDER_ONLY = os.O_RDONLY | os.O_NOFOLLOW | os.O_DIRECTORY | os.O_NONBLOCK | os.O_CLOEXEC
 
 
-def give_folder(fd, ids):
-    """hand_tree's step: the open folder fd and what it holds, made ids' (uid, gid)."""
+def give_folder(fd, ids, depth):
+    """hand_tree's step: the open folder fd and what it holds, made ids' (uid, gid), `depth`
+    levels of folders down at most (a zip of a thousand nested folders cannot stop grading). An
+    entry that changes meanwhile (a folder swapped for a link) is passed over, not followed."""
     st = os.fstat(fd)
     if (st.st_uid, st.st_gid) != ids:
         os.fchown(fd, *ids)
     for entry in os.scandir(fd):
-        st = entry.stat(follow_symlinks=False)
-        if stat.S_ISDIR(st.st_mode):
-            inner = os.open(entry.name, FOLDER_ONLY, dir_fd=fd)
-            try:
-                give_folder(inner, ids)
-            finally:
-                os.close(inner)
-        elif (st.st_uid, st.st_gid) != ids and st.st_nlink == 1:
-            os.chown(entry.name, *ids, dir_fd=fd, follow_symlinks=False)
+        try:
+            st = entry.stat(follow_symlinks=False)
+            if stat.S_ISDIR(st.st_mode) and depth > 0:
+                inner = os.open(entry.name, FOLDER_ONLY, dir_fd=fd)
+                try:
+                    give_folder(inner, ids, depth - 1)
+                finally:
+                    os.close(inner)
+            elif (
+                not stat.S_ISDIR(st.st_mode) and (st.st_uid, st.st_gid) != ids and st.st_nlink == 1
+            ):
+                os.chown(entry.name, *ids, dir_fd=fd, follow_symlinks=False)
+        except OSError:
+            continue
 
 
 def main(argv=None):

@@ -26,6 +26,11 @@ from grading.parts import ASSIGNMENT
 from grading.paths import JUDGED
 
 
+class NotAsRoot(BaseException):
+    """Root reached intake: grading stops (a BaseException, which nbgrader's hook runner lets
+    through)."""
+
+
 def grade_ids(book):
     """The nbgrader grade ids on a notebook's cells, as a set."""
     return {c.metadata.get("nbgrader", {}).get("grade_id") for c in book.cells} - {None}
@@ -132,9 +137,16 @@ def nbgrader_hook(assignment, student, notebooks):
     """Autograde.pre_convert_hook: intake the folder the listed notebooks come from.
 
     The list is then replaced by the repaired notebooks. nbgrader passes the student pattern ("*"),
-    so the folder is found from the notebooks' paths. nbgrader only logs what this raises and grades
-    on: so it runs as the course user, who owns submitted/ when root started the grading.
+    so the folder is found from the notebooks' paths. nbgrader only logs an Exception this raises
+    and grades on: so it runs as the course user, who owns submitted/ when root started the grading,
+    and a hook still called by root (the formgrader's button, in a server root started) stops
+    with NotAsRoot, which no `except Exception` catches, before it touches anything.
     """
+    if os.geteuid() == 0:
+        raise NotAsRoot(
+            "grading never runs as root: grade with `make autograde` or `nbgrader autograde`, "
+            "which hand themselves over to the course user (docs/scoring-and-sandbox.md)"
+        )
     if not notebooks:
         return
     folder = os.path.dirname(os.path.abspath(notebooks[0]))

@@ -82,6 +82,9 @@ def grades_csv(part):
     return os.path.join(RECORDS, f"grades-{part}.csv")
 
 
+DOWNLOADED = os.path.join(COURSE, "downloaded")
+
+
 def downloaded(part, kind="archive"):
     """downloaded/<part>/<kind>: the hand-in zips (archive), or the unsafe ones (refused)."""
-    return os.path.join(COURSE, "downloaded", part, kind)
+    return os.path.join(DOWNLOADED, part, kind)

@@ -390,6 +390,11 @@ def test_an_autograde_still_running_as_root_stops_before_any_learner_code():
     book = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("print('learner code')")])
     with pytest.raises(PermissionError, match="grading never runs as root"):
         NotAsRoot().preprocess(book, {})
+    from grading import intake  # the hook runs first, and nbgrader logs an Exception and goes on
+
+    assert not issubclass(intake.NotAsRoot, Exception)
+    with pytest.raises(intake.NotAsRoot, match="grading never runs as root"):
+        intake.nbgrader_hook("attention", "ana", ["/nonexistent/ana/attention/01-softmax.ipynb"])
     user = course_user.setup()
     probe = "from grading.preprocess import NotAsRoot; print(NotAsRoot().preprocess(1, 2))"
     as_user = course_user.command([sys.executable, "-c", probe])
@@ -435,3 +440,46 @@ def test_what_root_hands_over_gets_no_terminal_no_input_and_sends_no_control_cha
     assert lines[0] == f"{course_user.account().pw_uid} True False 0"  # tty_nr 0: none
     assert lines[1] == "]0;title[2Jred\tok"
     assert "\x1b" not in said.decode() and "\x07" not in said.decode()
+
+
+def test_a_thousand_nested_folders_cannot_stop_the_hand_over():
+    """A hand-in zip may hold folders nested deeper than Python's recursion allows: the hand-over
+    gives the first levels (course_user.DEEPEST) and leaves the rest as they are, not failing."""
+    user = course_user.setup()
+    top = class_folder()
+    try:
+        here = top
+        for _ in range(1000):
+            here = os.path.join(here, "d")
+            os.mkdir(here)  # relative steps keep every path short enough for the system
+        course_user.hand_tree(top, user)
+        depth, here = 0, top
+        while os.path.isdir(os.path.join(here, "d")) and os.lstat(here).st_uid == user.pw_uid:
+            here, depth = os.path.join(here, "d"), depth + 1
+        assert depth == course_user.DEEPEST + 1
+    finally:
+        subprocess.run(["rm", "-rf", top], check=True)
+
+
+def test_the_relay_reads_everything_even_when_root_stops_reading():
+    """`make grades | head`: once root's side of the output is closed, the relay keeps reading (and
+    drops) what the course user's command still says, so that command never blocks on a pipe."""
+    import io
+
+    class Closed(io.StringIO):
+        def write(self, text):
+            raise BrokenPipeError
+
+    import threading
+
+    read, write = os.pipe()
+
+    def say_a_lot():
+        with os.fdopen(write, "wb") as w:
+            w.write(b"x" * 300_000)  # more than a pipe holds: the writer needs the reader
+
+    speaker = threading.Thread(target=say_a_lot)
+    speaker.start()
+    course_user.relay(os.fdopen(read, "rb"), Closed())
+    speaker.join(timeout=30)
+    assert not speaker.is_alive()
