@@ -14,10 +14,11 @@ Set-up makes, when they are missing:
 Everything is idempotent and changes nothing that is already right.
 
 Root never grades. A grading command started as root (`make autograde`, `make feedback`,
-`make grades`, `nbgrader autograde`, `nbgrader generate_feedback`, a grading server, a Dask
-worker's server) hands itself over to the course user first (`command`, `become`): set-up as
-above, then `give_class` makes what grading writes in the class (autograded/, judged/, feedback/,
-records/) the course user's, and the process runs again under setpriv with `environment()`.
+`make grades`, `make collect`, `nbgrader autograde`, `generate_feedback` and `zip_collect`, a
+grading server) hands itself over to the course user first (`command`, `become`): set-up as
+above, then `give_class` makes what grading writes in the class (GIVEN: downloaded/, submitted/,
+autograded/, judged/, feedback/, records/) the course user's, and the command runs under setpriv
+with `environment()`, its output relayed by root's process (`handed_over`).
 """
 
 import argparse
