@@ -5,21 +5,21 @@ BIN := $(VENV)/bin
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 export PYTHONPATH := $(CURDIR)
 
-# The Debian packages a command needs (grading/system.py): installed with apt-get when make runs as
+# The Debian packages a command needs (grading/machine/system.py): installed with apt-get when make runs as
 # root, else make stops before anything else runs and prints the one command that installs them.
 # SYSTEM_INSTALL=0: only tell. BWRAP=/path: the sandbox's bubblewrap, if not the one on PATH.
-SYSTEM := $(PYTHON) -m grading.system
+SYSTEM := $(PYTHON) -m grading system
 
 .PHONY: course-user system-test system-grading system-feedback system-demo system-browser system-postgres site collect bench-site lab lint format test test-fast postgres postgres-stop bench-grading release autograde feedback grades demo reference fingerprints notebooks bench sandbox clean
 
-# .venv is made from the course's own copy of the interpreter (.python/, grading/interpreter.py):
+# .venv is made from the course's own copy of the interpreter (.python/, grading/machine/interpreter.py):
 # the course user and every sandbox can run it, wherever PYTHON was installed.
-$(BIN)/.installed: requirements.txt requirements-dev.txt grading/interpreter.py
-	$(PYTHON) -m grading.interpreter $(VENV)
+$(BIN)/.installed: requirements.txt requirements-dev.txt grading/machine/interpreter.py
+	$(PYTHON) -m grading interpreter $(VENV)
 	$(BIN)/pip install --quiet --disable-pip-version-check -r requirements-dev.txt
 	touch $@
 
-# MathJax for feedback pages that render their maths offline (grading/feedback.py); needs npm.
+# MathJax for feedback pages that render their maths offline (grading/nbgrader/feedback.py); needs npm.
 MATHJAX_VERSION := 2.7.9
 $(VENV)/mathjax/MathJax.js: | $(BIN)/.installed
 	@if command -v npm >/dev/null; then \
@@ -56,7 +56,7 @@ LAB_FLAGS ?=
 FIRST_NOTEBOOK := $(if $(filter xslm,$(PART)),01-engine.ipynb,01-softmax.ipynb)
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)   # containers and CI machines run as root
 lab: $(BIN)/.installed
-	$(BIN)/python -m grading.course workspace $(WORKSPACE) --edition $(EDITION) --part $(PART)
+	$(BIN)/python -m grading workspace $(WORKSPACE) --edition $(EDITION) --part $(PART)
 	cd $(WORKSPACE) && JUPYTER_CONFIG_DIR=$(CURDIR)/notebooks/lab-config \
 		$(CURDIR)/$(BIN)/jupyter lab $(ROOT_FLAG) $(LAB_FLAGS) $(FIRST_NOTEBOOK)
 
@@ -65,11 +65,11 @@ lab: $(BIN)/.installed
 SITE ?= site
 LITE_CACHE := $(VENV)/lite/.fetched
 $(LITE_CACHE): lite/requirements-pyodide.txt | $(BIN)/.installed
-	$(BIN)/python -m lite.build fetch
+	$(BIN)/python -m grading site --fetch
 	touch $@
 
 site: $(BIN)/.installed $(LITE_CACHE)
-	$(BIN)/python -m lite.build site $(SITE)
+	$(BIN)/python -m grading site $(SITE)
 
 ## make test: everything (unit tests, catalogue, all eight master notebooks, nbgrader cycle, torch cross-check);
 ## first the Debian packages: bubblewrap, util-linux, chromium, postgresql, npm
@@ -93,7 +93,7 @@ test-fast: $(BIN)/.installed
 ## make release: the student edition in release/attention (EDITION=ko: release-ko/attention, ...)
 ## PART=xslm: part two's, in release/xslm
 release: $(BIN)/.installed
-	$(BIN)/python -m grading.course release --edition $(EDITION) --part $(PART)
+	$(BIN)/python -m grading release --edition $(EDITION) --part $(PART)
 
 ## make autograde / feedback / grades: the class in submitted/, graded in parallel with a progress bar
 ## JOBS=N parallel graders (default: the number of cores); SCHEDULER=tcp://host:8786 (or local) grades
@@ -103,54 +103,54 @@ release: $(BIN)/.installed
 AUTOGRADE_FLAGS = $(if $(JOBS),--jobs $(JOBS)) $(if $(SCHEDULER),--scheduler $(SCHEDULER)) \
 	$(if $(filter 1,$(FORCE)),--force) --part $(PART)
 autograde: system-grading $(BIN)/.installed
-	$(if $(filter 1,$(UNSAFE)),ATTENTION_UNSAFE_NO_SANDBOX=1) $(BIN)/python -m grading.classroom \
+	$(if $(filter 1,$(UNSAFE)),ATTENTION_UNSAFE_NO_SANDBOX=1) $(BIN)/python -m grading \
 		autograde $(AUTOGRADE_FLAGS)
 
 ## make collect: each hand-in zip of the in-browser edition, downloaded/<part>/archive/<student>.zip,
 ## into submitted/<student>/<part>/ (nbgrader zip_collect; unsafe zips are set aside in refused/);
 ## FORCE=1 replaces what is there
 collect: $(BIN)/.installed
-	$(BIN)/python -m grading.collect --part $(PART) $(if $(filter 1,$(FORCE)),--force)
+	$(BIN)/python -m grading collect --part $(PART) $(if $(filter 1,$(FORCE)),--force)
 
 ## make course-user: as root, the unprivileged account grading can run as (attention-grader), its
-## sandbox uids (/etc/subuid) and its cgroups; then what is set up (grading/course_user.py)
+## sandbox uids (/etc/subuid) and its cgroups; then what is set up (grading/machine/course_user.py)
 course-user: system-grading
-	$(PYTHON) -m grading.course_user setup
+	$(PYTHON) -m grading course-user setup
 
 ## make postgres: a local PostgreSQL server for the gradebook (Debian's postgresql package), in
 ## .postgres/, password required (kept in .postgres/pgpass, 0600); it prints the DB_URL to pass
 ## (it names that file, not the password): make release autograde DB_URL="..."; make postgres-stop
 postgres: system-postgres $(BIN)/.installed
-	$(BIN)/python -m grading.postgres start
+	$(BIN)/python -m grading postgres start
 
 postgres-stop: $(BIN)/.installed
-	$(BIN)/python -m grading.postgres stop
+	$(BIN)/python -m grading postgres stop
 
 feedback: system-feedback $(BIN)/.installed $(VENV)/mathjax/MathJax.js
-	$(BIN)/python -m grading.classroom feedback --part $(PART)
+	$(BIN)/python -m grading feedback --part $(PART)
 
 grades: $(BIN)/.installed
-	$(BIN)/python -m grading.classroom grades --part $(PART)
+	$(BIN)/python -m grading grades --part $(PART)
 
 ## make demo: release, a simulated class (correct, empty, six classic mistakes, half-finished), grade, table
 ## PART=xslm: part two's class (correct, empty, its eight catalogued mistakes); table grades-xslm.csv
 ## all in demo/, a class folder of its own (demo/submitted/, demo/records/gradebook.db and grades.csv):
 ## the course's submissions and gradebook are never touched
 demo: system-demo $(BIN)/.installed $(VENV)/mathjax/MathJax.js
-	$(if $(filter 1,$(UNSAFE)),ATTENTION_UNSAFE_NO_SANDBOX=1) $(BIN)/python -m grading.classroom demo \
+	$(if $(filter 1,$(UNSAFE)),ATTENTION_UNSAFE_NO_SANDBOX=1) $(BIN)/python -m grading demo \
 		--part $(PART)
 
 ## make reference: re-run both parts' master notebooks; refresh model.py, xslm/ and outputs/
 reference: $(BIN)/.installed
-	$(BIN)/python -m grading.masters --update
+	$(BIN)/python -m grading masters --update
 
 ## make fingerprints: refresh checkpoints/fingerprints.json and checkpoints/xslm/answers.json
 fingerprints: $(BIN)/.installed
-	$(BIN)/python -m grading.fingerprints
+	$(BIN)/python -m grading fingerprints
 
 ## make notebooks: write the master .ipynb files from their text forms in notebooks/text/attention/
 notebooks: $(BIN)/.installed
-	$(BIN)/python -m grading.notebooks_text
+	$(BIN)/python -m grading notebooks
 
 bench: $(BIN)/.installed
 	$(BIN)/python -m bench.run
@@ -166,7 +166,7 @@ bench-grading: system-grading $(BIN)/.installed
 
 ## make sandbox: install bubblewrap (Debian/Ubuntu, as root) and check that a sandbox starts here
 sandbox: system-grading $(BIN)/.installed
-	$(BIN)/python -c "from grading import sandbox; sandbox.require(); print('sandbox works here')"
+	$(BIN)/python -c "from grading.judge import sandbox; sandbox.require(); print('sandbox works here')"
 
 ## make clean: remove what is built (student editions, build/, site/, the demo's class in demo/);
 ## a class (submissions, hand-ins, results, gradebook, tables) is kept unless FORCE=1

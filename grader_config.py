@@ -6,8 +6,8 @@ feedback/ and the gradebook. Every path is defined once, in grading/paths.py, an
 the files a learner hands in for each in grading/parts.py; this file only configures nbgrader.
 
 The assignment is named on the command line, as in nbgrader's docs: `nbgrader autograde attention`.
-Scores come from the judge (grading/judge.py) through the JudgeCells preprocessor, never from what
-the learner's kernel printed; the kernel runs in a bubblewrap sandbox (grading/sandbox.py).
+Scores come from the judge (grading/judge/) through the JudgeCells preprocessor, never from what
+the learner's kernel printed; the kernel runs in a bubblewrap sandbox (grading/judge/sandbox.py).
 """
 
 import json
@@ -33,8 +33,9 @@ def configure(c):
     from nbconvert.preprocessors import ClearMetadataPreprocessor
     from nbgrader import preprocessors as nbp
 
-    from grading import course_user, records
-    from grading.preprocess import JudgeCells, NotAsRoot, RepairCells, SandboxedExecute
+    from grading.machine import course_user
+    from grading.nbgrader import records
+    from grading.nbgrader.preprocess import JudgeCells, NotAsRoot, RepairCells, SandboxedExecute
 
     if "nbgrader" in sys.modules and sys.argv[1:2] in ([name] for name in GRADING_COMMANDS):
         course_user.become([sys.executable, "-m", "nbgrader", *sys.argv[1:]])  # as root only
@@ -49,7 +50,7 @@ def configure(c):
     c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback"]
     c.Exchange.root = EXCHANGE  # nbgrader's release/collect folder, inside the course
     c.Autograde.exclude_overwriting = LEARNER_FILES
-    c.Autograde.pre_convert_hook = "grading.intake.nbgrader_hook"
+    c.Autograde.pre_convert_hook = "grading.nbgrader.intake.nbgrader_hook"
     # RepairCells: stray or duplicated grading metadata made ordinary, deleted graded cells put back
     c.Autograde.sanitize_preprocessors = [
         nbp.ClearOutput,
@@ -75,9 +76,9 @@ def configure(c):
     # from the judge, so an endless loop costs no points beyond what the judge finds.
     c.Execute.timeout = 30
     c.Execute.interrupt_on_timeout = True
-    # Feedback pages render their maths offline: grading/feedback.py puts a copy of MathJax beside
-    # them and points the pages at it.
-    c.GenerateFeedback.post_convert_hook = "grading.feedback.nbgrader_hook"
+    # Feedback pages render their maths offline: grading.nbgrader.feedback puts a copy of MathJax
+    # beside them and points the pages at it.
+    c.GenerateFeedback.post_convert_hook = "grading.nbgrader.feedback.nbgrader_hook"
     # `nbgrader zip_collect` (make collect): downloaded/<part>/archive/<student>.zip, the hand-in
     # zips of the in-browser edition (checkpoints/handin.py), into submitted/<student>/<part>/
     c.FileNameCollectorPlugin.named_regexp = r".*/extracted/(?P<student_id>[^/]+)/(?P<file_id>.+)"
@@ -90,7 +91,7 @@ def configure(c):
 def code_stub(edition=None):
     """What a solution cell of the student edition holds instead of the solution, in the
     edition's language (`make release EDITION=ko` sets ATTENTION_EDITION)."""
-    from grading import editions
+    from grading.authoring import editions
 
     words = {
         "your_code_here": "YOUR CODE HERE",

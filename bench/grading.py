@@ -17,8 +17,9 @@ import shutil
 import sys
 import time
 
-from grading import classroom, course
-from grading.mistakes import BUGGY
+from grading import classroom
+from grading.authoring import course
+from grading.authoring.mistakes import BUGGY
 
 
 def cpu_seconds():

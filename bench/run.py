@@ -11,10 +11,14 @@ import tempfile
 import time
 
 from checkpoints.steps import CHECKS
-from grading import course, hidden, judge, masters, sandbox, xslm_judge
-from grading.isolation import underlay
+from grading.authoring import course, masters
+from grading.judge import attention as judge
+from grading.judge import attention_hidden as hidden
+from grading.judge import sandbox
+from grading.judge import xslm as xslm_judge
+from grading.judge.isolation import underlay
+from grading.judge.reference import reference
 from grading.paths import OUTPUTS, ROOT, XSLM_REFERENCE
-from grading.reference import reference
 
 
 def timed(fn, repeat=5):

@@ -12,7 +12,7 @@ import subprocess
 import sys
 import time
 
-from grading import sandbox
+from grading.judge import sandbox
 
 
 def main(argv):

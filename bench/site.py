@@ -14,7 +14,7 @@ import sys
 import tempfile
 import time
 
-from grading import course
+from grading.authoring import course
 from lite import build
 from tests.lab_server import serving
 from tests.test_browser import CHROMIUM, CHROMIUM_FLAGS, SOFTMAX

@@ -1,7 +1,7 @@
 """The catalogue of classic mistakes: a stable name, the checkpoint that spots it, what, the fix.
 
 This file is data. How each mistake answers on the checkpoint inputs is stored beside it in
-fingerprints.json (made by the instructor's `python -m grading.fingerprints`); the learner-facing
+fingerprints.json (made by the instructor's `python -m grading fingerprints`); the learner-facing
 checks compare a learner's outputs with those answers, so no solution code ships.
 """
 

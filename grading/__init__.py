@@ -1,5 +1,14 @@
-"""Instructor-side grading: the reference, the hidden checks and the mistake catalogue's code.
+"""Instructor-side grading; nothing here ships to learners.
 
-Nothing here ships to learners: this package lives outside nbgrader's source folders
-(notebooks/<part>), so `nbgrader generate_assignment` never copies it.
+    paths      every path of the repository and of the class, in one place
+    parts      the registry of the course's parts
+    judge/     the trusted judge: sandboxed workers, the reference, hidden cases; decides points
+    nbgrader/  nbgrader's side: intake, the preprocessors, feedback, collect, the class records
+    scale/     parallel grading servers, Dask, warm kernels, the PostgreSQL gradebook
+    authoring/ masters, text forms, editions, releases, the mistake catalogue, answer tables
+    machine/   Debian packages, the interpreter, the course user
+    classroom  the instructor's commands over a whole class: autograde, feedback, grades, demo
+
+This package lives outside nbgrader's source folders (notebooks/<part>), so
+`nbgrader generate_assignment` never copies it.
 """

@@ -1,12 +1,13 @@
 """Grading a class: autograde every submission with progress, export grades, build a demo class.
 
-python -m grading.classroom autograde   # every student in submitted/, one at a time, with progress
-python -m grading.classroom feedback    # feedback HTML for every graded student
-python -m grading.classroom grades      # grades.csv: one row per student, one column per checkpoint
-python -m grading.classroom demo        # release, simulated class, autograde, feedback, grades
-                                        # (in demo/, a class folder of its own: see demo())
+python -m grading autograde   # every ungraded student in submitted/, with progress
+python -m grading feedback    # feedback HTML for every graded student
+python -m grading grades      # grades.csv: one row per student, one column per checkpoint
+python -m grading demo        # release, simulated class, autograde, feedback, grades
+                              # (in demo/, a class folder of its own: see demo())
 """
 
+import argparse
 import csv
 import dataclasses
 import json
@@ -19,9 +20,13 @@ import time
 
 import nbformat
 
-from grading import course, course_user, farm, intake, masters, records, sandbox
-from grading.masters import notebooks
-from grading.mistakes import BUGGY
+from grading.authoring import course, masters
+from grading.authoring.masters import notebooks
+from grading.authoring.mistakes import BUGGY
+from grading.judge import sandbox
+from grading.judge.reference import load_source_module
+from grading.machine import course_user
+from grading.nbgrader import intake, records
 from grading.parts import ASSIGNMENT
 from grading.paths import (
     AUTOGRADED,
@@ -37,7 +42,7 @@ from grading.paths import (
     db_url,
     grades_csv,
 )
-from grading.reference import load_source_module
+from grading.scale import farm
 
 JUDGED = intake.JUDGED  # the judge's records and the intake's findings
 
@@ -76,7 +81,7 @@ def judged_file(student, name, assignment=ASSIGNMENT):
 
 
 def autograde(names=None, jobs=None, scheduler=None, force=None, assignment=ASSIGNMENT):
-    """Autograde the class in parallel (grading.farm), with a progress bar; then what went wrong.
+    """Autograde the class in parallel (scale.farm), with a progress bar; then what went wrong.
 
     Each submission goes through intake, the sandboxed kernel and the judge. Without names, only
     submissions not graded yet (or changed since) are graded, unless force; named ones always are.
@@ -110,13 +115,13 @@ def autograde(names=None, jobs=None, scheduler=None, force=None, assignment=ASSI
 
 
 def as_course_user(command, assignment, options=()):
-    """As root: `python -m grading.classroom <command>` run as the course user; what the command
+    """As root: `python -m grading <command>` run as the course user; what the command
     returned there, passed back through a file only this process has a name for."""
     with tempfile.TemporaryFile("w+") as result:
         argv = [
             sys.executable,
             "-m",
-            "grading.classroom",
+            "grading",
             command,
             "--part",
             assignment,
@@ -455,7 +460,7 @@ def demo(assignment=ASSIGNMENT):
         course.release(assignment=assignment)
         demo_class_xslm()
     for command in GRADING:  # as an instructor runs them: as root, each hands over
-        done = subprocess.run([sys.executable, "-m", "grading.classroom", command, "--part",
+        done = subprocess.run([sys.executable, "-m", "grading", command, "--part",
                                assignment], cwd=ROOT, env=course.tool_environment())  # fmt: skip
         if done.returncode != 0:
             raise SystemExit(f"make demo: {command} failed (exit {done.returncode})")
@@ -478,7 +483,7 @@ def demo_in_its_folder(assignment=ASSIGNMENT):
     """
     env = dict(course.tool_environment(), ATTENTION_COURSE=DEMO)
     env.pop("DB_URL", None)  # the demo's gradebook is its own SQLite file, not the course's server
-    command = [sys.executable, "-m", "grading.classroom", "demo", "--part", assignment]
+    command = [sys.executable, "-m", "grading", "demo", "--part", assignment]
     done = subprocess.run(command, cwd=ROOT, env=env)
     if done.returncode != 0:
         raise SystemExit(f"make demo failed (exit {done.returncode}); its output is above")
@@ -486,51 +491,39 @@ def demo_in_its_folder(assignment=ASSIGNMENT):
     return read_grades(os.path.join(DEMO, os.path.relpath(RECORDS, COURSE), name))
 
 
-def main(argv):
-    """Run the command argv names: autograde [--jobs N] [--scheduler URL] [--force], feedback,
-    grades or demo; autograde, feedback and grades take [--part xslm] for part two, and run as
-    the course user (grading.course_user), never as root."""
-    commands = {"autograde": autograde, "feedback": feedback, "grades": grades, "demo": demo}
-    usage = (
-        f"usage: python -m grading.classroom {{{'|'.join(commands)}}} [--part attention|xslm]"
-        " (autograde also takes [--jobs N] [--scheduler tcp://host:8786|local] [--force]"
-        " [student ...])"
-    )
-    if not argv or argv[0] not in commands:
-        raise SystemExit(usage)
-    options, args, result_fd = {}, argv[1:], None
-    while args:
-        flag = args.pop(0)
-        if flag == "--" and argv[0] == "autograde":  # the rest are students, whatever their names
-            options.setdefault("names", []).extend(args)
-            args = []
-        elif flag in ("--force", "--no-force") and argv[0] == "autograde":
-            options["force"] = (
-                flag == "--force"
-            )  # named students are graded again unless --no-force
-        elif flag == "--result-fd" and args:  # as_course_user's file for what the command returns
-            result_fd = int(args.pop(0))
-        elif not flag.startswith("-") and argv[0] == "autograde":
-            options.setdefault("names", []).append(flag)
-        elif flag in ("--jobs", "--scheduler") and args and argv[0] == "autograde":
-            value = args.pop(0)
-            options[flag[2:]] = int(value) if flag == "--jobs" else value
-        elif flag == "--part" and args:
-            options["assignment"] = args.pop(0)
-            if options["assignment"] not in masters.PARTS:
-                raise SystemExit(f"no part {options['assignment']!r}: {', '.join(masters.PARTS)}")
-        else:
-            raise SystemExit(f"{argv[0]}: unknown option {flag!r}\n{usage}")
-    if argv[0] in GRADING:
-        course_user.become([sys.executable, "-m", "grading.classroom", *argv])  # as root only
+def arguments(parser, command):
+    """The options of autograde, feedback, grades and demo (`python -m grading CMD --help`)."""
+    parser.add_argument("--part", choices=list(masters.PARTS), default=ASSIGNMENT,
+                        help="the part (nbgrader assignment; default attention)")  # fmt: skip
+    parser.add_argument("--result-fd", type=int, help=argparse.SUPPRESS)  # as_course_user's file
+    if command != "autograde":
+        return
+    parser.add_argument("students", nargs="*",
+                        help="only these students (default: all not graded yet)")  # fmt: skip
+    parser.add_argument("--jobs", type=int, help="grading servers on this machine (default 1)")
+    parser.add_argument("--scheduler", metavar="URL",
+                        help="grade on a Dask cluster: tcp://host:8786, or local")  # fmt: skip
+    again = parser.add_mutually_exclusive_group()
+    again.add_argument("--force", action="store_true", default=None,
+                       help="grade again the students already graded")  # fmt: skip
+    again.add_argument("--no-force", dest="force", action="store_false",
+                       help="named students too are graded only if not graded yet")  # fmt: skip
+    parser.set_defaults(force=None)  # neither: named students are graded again, the rest once
+
+
+def main(args):
+    """Carry out one command; autograde, feedback and grades run as the course user
+    (grading.machine.course_user), never as root: started as root, they hand themselves over."""
+    if args.command in GRADING:
+        course_user.become([sys.executable, "-m", "grading", args.command, *args.argv])
     records.settle()
-    returned = commands[argv[0]](**options)
-    if result_fd is not None:
-        with os.fdopen(result_fd, "w") as f:
+    options = {"assignment": args.part}
+    if args.command == "autograde":
+        options.update(names=args.students or None, jobs=args.jobs, scheduler=args.scheduler,
+                       force=args.force)  # fmt: skip
+    commands = {"autograde": autograde, "feedback": feedback, "grades": grades, "demo": demo}
+    returned = commands[args.command](**options)
+    if args.result_fd is not None:
+        with os.fdopen(args.result_fd, "w") as f:
             json.dump([dataclasses.asdict(r) if dataclasses.is_dataclass(r) else r
                        for r in returned or []], f)  # fmt: skip
-    return returned
-
-
-if __name__ == "__main__":
-    main(sys.argv[1:])

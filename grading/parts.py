@@ -9,6 +9,9 @@ from checkpoints.modelfile import MODEL_FILE
 ASSIGNMENT = "attention"  # part one
 XSLM = "xslm"  # part two, the tiny GPT
 
+# Each part's judge: a module of grading/judge with judge_folder(folder, grade_ids=None).
+JUDGES = {ASSIGNMENT: "grading.judge.attention", XSLM: "grading.judge.xslm"}
+
 # Files the learner produces: graded as submitted, never replaced by the source versions.
 LEARNER_FILES = {
     ASSIGNMENT: [MODEL_FILE] + [f"{OUTPUTS}/{name}" for name in ARTIFACT_CHECKS],

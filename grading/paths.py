@@ -8,7 +8,7 @@ with demo/) holds what learners hand in and what grading makes of it:
     judged/<student>/*.json          the judge's verdicts and the problems found
     records/gradebook.db             the SQLite gradebook (or DB_URL)
     records/grades.csv               the tables `make grades` writes (grades-<part>.csv after
-                                     the first part); grading/records.py moves older layouts'
+                                     the first part); nbgrader/records.py moves older layouts'
     downloaded/<part>/archive/       the in-browser edition's hand-in zips (`make collect`)
 
 Standard library only, and it imports nothing of the course: everything else imports it.
@@ -62,7 +62,9 @@ AUTOGRADED = os.path.join(COURSE, "autograded")
 FEEDBACK = os.path.join(COURSE, "feedback")
 JUDGED = os.path.join(COURSE, "judged")
 EXCHANGE = os.path.join(COURSE, "exchange")  # nbgrader's release/collect folder
-RECORDS = os.path.join(COURSE, "records")  # the gradebook and the tables (grading/records.py)
+RECORDS = os.path.join(
+    COURSE, "records"
+)  # the gradebook and the tables (grading/nbgrader/records.py)
 SQLITE_GRADEBOOK = os.path.join(RECORDS, "gradebook.db")
 GRADES_CSV = os.path.join(RECORDS, "grades.csv")  # part one's table; another part's: grades_csv()
 EXPORT_CSV = "gradebook-export.csv"  # `nbgrader export`, relative to where it runs

@@ -1,12 +1,12 @@
 """make site: the whole course as a static in-browser site (JupyterLite + Pyodide), offline.
 
-python -m lite.build fetch   # the pinned Pyodide runtime and the kernel's wheels, into .venv/lite/
-python -m lite.build         # site/: every edition's student notebooks, both parts, served as is
+python -m grading site --fetch   # the pinned Pyodide and the kernel's wheels, into .venv/lite/
+python -m grading site           # site/: every edition's student notebooks, both parts, as is
 
 The site serves everything it runs: JupyterLab's pages, the Pyodide runtime, and the Python
 packages Pyodide's kernel needs (IPython and its dependencies, pure Python). Nothing is fetched
 from elsewhere while a learner works. The notebooks come from the same student editions as the
-nbgrader release (grading.course.workspace), so the site holds no solution, no hidden check, no
+nbgrader release (authoring.course.workspace), so the site holds no solution, no hidden check, no
 reference and no seed.
 """
 
@@ -26,7 +26,8 @@ import time
 import urllib.request
 import zipfile
 
-from grading import course, paths
+from grading import paths
+from grading.authoring import course
 from grading.paths import LITE_CACHE, ROOT
 
 PYODIDE_VERSION = "314.0.6"
@@ -209,8 +210,8 @@ def lite_config(packages):
 def workspaces(dest):
     """dest/<edition>/: each edition's student notebooks of both parts, model.py and the
     checkpoints package, exactly as `make lab EDITION=<edition>` (then PART=xslm) prepares them."""
-    from grading import editions
-    from grading.masters import PARTS
+    from grading.authoring import editions
+    from grading.authoring.masters import PARTS
 
     shutil.rmtree(dest, ignore_errors=True)
     for edition in editions.languages():
@@ -230,7 +231,7 @@ def landing_page(content):
     """The site's index.html: for each edition, in its language, a link that opens each part's
     first notebook, which notebooks belong to which part, and how to hand work in."""
     from checkpoints.i18n import lookup
-    from grading import editions
+    from grading.authoring import editions
 
     blocks = []
     for code in editions.languages():
@@ -310,16 +311,16 @@ def jupyter_lite_build(lite_dir, content, out):
         raise SystemExit("jupyter lite build failed (its log is above)")
 
 
-def main(argv):
-    """fetch | [site [folder]]"""
-    if argv[:1] == ["fetch"]:
+def arguments(parser, command):
+    """`python -m grading site [folder] | site --fetch`."""
+    parser.add_argument("folder", nargs="?", help="where to build the site (default site/)")
+    parser.add_argument("--fetch", action="store_true",
+                        help="only fetch what the build needs (Pyodide, wheels)")  # fmt: skip
+
+
+def main(args):
+    """Fetch what the site needs, or build the site."""
+    if args.fetch:
         fetch()
         return
-    if argv[:1] in ([], ["site"]) and len(argv) <= 2:
-        build(*[os.path.abspath(a) for a in argv[1:]])
-        return
-    raise SystemExit("usage: python -m lite.build {fetch | site [folder]}")
-
-
-if __name__ == "__main__":
-    main(sys.argv[1:])
+    build(*([os.path.abspath(args.folder)] if args.folder else []))

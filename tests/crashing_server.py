@@ -3,7 +3,7 @@
     ATTENTION_FARM_CRASH=<student> ATTENTION_FARM_FLAG=<file> [ATTENTION_FARM_HOW=hang]
 
 It exits hard (or sleeps a day) when asked to grade that student and the flag file does not
-exist yet, creating it first; otherwise it is grading.farm's own server.
+exist yet, creating it first; otherwise it is grading.scale.farm's own server.
 """
 
 import json
@@ -11,7 +11,7 @@ import os
 import sys
 import time
 
-from grading import farm
+from grading.scale import farm
 
 
 def dying_once(lines):

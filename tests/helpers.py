@@ -5,7 +5,7 @@ import os
 import random
 import shutil
 
-from grading.hidden import random_mask  # noqa: F401 (one mask generator for grader and tests)
+from grading.judge.attention_hidden import random_mask  # noqa: F401 (one mask generator for grader and tests)
 
 TOL = 1e-12
 SEEDS = range(12)  # parametrised seeds; odd seeds use large (×100) magnitudes where apt
@@ -67,8 +67,8 @@ def assert_checkpoint_passes(name, module):
 
 
 def assert_hidden_judge_passes(name, module):
-    """grading.hidden.judge finds no failing case for module."""
-    from grading.hidden import judge
+    """grading.judge.attention_hidden.judge finds no failing case for module."""
+    from grading.judge.attention_hidden import judge
 
     total, failures = judge(name, module)
     assert total > 0 and failures == [], (
@@ -115,7 +115,8 @@ def write_real_class():
     them (the release registered in it)."""
     from nbgrader.api import Gradebook
 
-    from grading import classroom, course
+    from grading import classroom
+    from grading.authoring import course
     from grading.paths import db_url
 
     course.release()

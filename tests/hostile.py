@@ -229,8 +229,8 @@ checkpoints.compare.numbers_close = lambda *args, **kwargs: True
         "monkeypatch checkpoints",
         "first_difference returns None, in checkpoints.compare and wherever it was imported",
         cell="""
-import checkpoints.compare, checkpoints.steps, grading.hidden
-for module in (checkpoints.compare, checkpoints.steps, grading.hidden):
+import checkpoints.compare, checkpoints.steps, grading.judge.attention_hidden
+for module in (checkpoints.compare, checkpoints.steps, grading.judge.attention_hidden):
     module.first_difference = lambda *args, **kwargs: None
 """,
     ),
@@ -258,32 +258,32 @@ def check(name):
         "h-gr-judge",
         W,
         "monkeypatch grading",
-        "grading.hidden.judge returns no failures",
+        "grading.judge.attention_hidden.judge returns no failures",
         cell="""
-import grading.hidden
-grading.hidden.judge = lambda checkpoint, model: (1, [])
+import grading.judge.attention_hidden
+grading.judge.attention_hidden.judge = lambda checkpoint, model: (1, [])
 """,
     ),
     Attack(
         "h-gr-grade",
         W,
         "monkeypatch grading",
-        "grading.hidden.grade replaced by a print",
+        "grading.judge.attention_hidden.grade replaced by a print",
         cell="""
-import grading.hidden
-grading.hidden.grade = lambda checkpoint, *args, **kwargs: print(f"✓ hidden check {checkpoint}")
+import grading.judge.attention_hidden
+grading.judge.attention_hidden.grade = lambda checkpoint, *a, **k: print(f"✓ hidden {checkpoint}")
 """,
     ),
     Attack(
         "h-gr-sys-modules",
         W,
         "monkeypatch grading",
-        'sys.modules["grading.hidden"] replaced by a fake module',
+        'sys.modules["grading.judge.attention_hidden"] replaced by a fake module',
         cell="""
 import sys, types
-fake = types.ModuleType("grading.hidden")
+fake = types.ModuleType("grading.judge.attention_hidden")
 fake.grade = lambda checkpoint, *args, **kwargs: print(f"✓ hidden check {checkpoint}")
-sys.modules["grading.hidden"] = fake
+sys.modules["grading.judge.attention_hidden"] = fake
 """,
     ),
     # ── IPython's exception display ──
@@ -327,12 +327,12 @@ ip.events.register("post_run_cell", forget_error)
         "the hidden check first displays 3 (an execute_result nbgrader reads as the score), "
         "then fails",
         cell="""
-import sys, grading.hidden
-real_grade = grading.hidden.grade
+import sys, grading.judge.attention_hidden
+real_grade = grading.judge.attention_hidden.grade
 def grade(checkpoint, *args, **kwargs):
     sys.displayhook(3)
     real_grade(checkpoint, *args, **kwargs)
-grading.hidden.grade = grade
+grading.judge.attention_hidden.grade = grade
 """,
     ),
     # ── hard-coded answers ──
@@ -1032,8 +1032,8 @@ RACES = [
         "races",
         "a detached process (double fork, setsid, signals ignored) that for 90 s keeps replacing "
         "every name it can reach (its folder, its kernel's socket folder and the one above) with "
-        "links to the gradebook, a classmate's model.py, grading/hidden.py, the reference and "
-        "two files outside the course, and chmods those folders 0777",
+        "links to the gradebook, a classmate's model.py, judge/attention_hidden.py, the reference "
+        "and two files outside the course, and chmods those folders 0777",
         cell="""
 import os, signal, sys, time
 def _race():
@@ -1041,7 +1041,7 @@ def _race():
         ["softmax", "attention", "causal-mask", "multi-head", "positional-encoding",
          "layer-norm", "block", "notes"], 1)] + ["model.py", "outputs", "kernel.json", "made-up"]
     targets = ["__ROOT__/records/gradebook.db", "__ROOT__/submitted/correct/attention/model.py",
-               "__ROOT__/grading/hidden.py", "__ROOT__/model.py",
+               "__ROOT__/grading/judge/attention_hidden.py", "__ROOT__/model.py",
                "__OUTSIDE__/root-only", "__OUTSIDE__/plain"]
     places = {os.getcwd()}
     if "-f" in sys.argv[:-1]:
@@ -1358,7 +1358,7 @@ def _insert_cell(folder, attack, source):
 
 
 def _edit_model(folder, attack, root, port):
-    from grading.mistakes import replace_function
+    from grading.authoring.mistakes import replace_function
 
     path = os.path.join(folder, "model.py")
     with open(path, encoding="utf-8") as f:
@@ -1378,8 +1378,8 @@ def _edit_model(folder, attack, root, port):
 def write_attack(attack, root, port=LISTEN_PORT):
     """One submission: its base, written as a learner would, then its attack. Returns its folder."""
     from grading import classroom
-    from grading.mistakes import BUGGY
-    from grading.reference import REFERENCE_FILE
+    from grading.authoring.mistakes import BUGGY
+    from grading.judge.reference import REFERENCE_FILE
 
     root = os.path.abspath(root)
     replace = {"softmax": BUGGY["softmax.divide_by_max"][1]} if attack.base == W else None
@@ -1401,7 +1401,7 @@ def write_attack(attack, root, port=LISTEN_PORT):
 def write_hostile_class(root, port=LISTEN_PORT, only=None):
     """Write every hostile and honest-noise submission into <root>/submitted/<student>/attention/.
 
-    The student edition must exist (grading.course.release()). Returns {student: Attack}.
+    The student edition must exist (grading.authoring.course.release()). Returns {student: Attack}.
     """
     from grading import classroom
 

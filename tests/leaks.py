@@ -8,7 +8,7 @@ import re
 
 import nbformat
 
-from grading import course, masters
+from grading.authoring import course, masters
 
 
 def normalised(text):

@@ -12,7 +12,7 @@ import time
 import pytest
 from playwright.sync_api import expect
 
-from grading.mistakes import BUGGY
+from grading.authoring.mistakes import BUGGY
 from grading.paths import ROOT
 from tests import notebook_page
 from tests.lab_server import running_lab

@@ -8,11 +8,8 @@ import pytest
 
 from checkpoints.catalogue import BY_NAME, MISTAKES
 from checkpoints.steps import CHECKS
-from grading import hidden
-from grading.fingerprints import build, render
-from grading.isolation import underlay
-from grading.judge import CELLS, judge_folder
-from grading.mistakes import (
+from grading.authoring.fingerprints import build, render
+from grading.authoring.mistakes import (
     BUGGY,
     SPELLINGS,
     buggy_model,
@@ -20,7 +17,10 @@ from grading.mistakes import (
     check_catalogue_complete,
     replace_function,
 )
-from grading.reference import load_source_module, reference, reference_source
+from grading.judge import attention_hidden as hidden
+from grading.judge.attention import CELLS, judge_folder
+from grading.judge.isolation import underlay
+from grading.judge.reference import load_source_module, reference, reference_source
 from tests.alternatives import ALTERNATIVES
 
 
@@ -36,7 +36,7 @@ def test_committed_fingerprints_are_current():
     from checkpoints.diagnose import FINGERPRINTS_FILE
 
     with open(FINGERPRINTS_FILE, encoding="utf-8") as f:
-        assert f.read() == render(build()), "run: python -m grading.fingerprints"
+        assert f.read() == render(build()), "run: python -m grading fingerprints"
 
 
 @pytest.mark.parametrize("name", sorted(BUGGY))

@@ -8,8 +8,9 @@ import shutil
 import nbformat
 import pytest
 
-from grading import classroom, course
-from grading.mistakes import BUGGY, replace_function
+from grading import classroom
+from grading.authoring import course
+from grading.authoring.mistakes import BUGGY, replace_function
 
 pytestmark = pytest.mark.nbgrader
 

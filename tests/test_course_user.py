@@ -14,7 +14,9 @@ import tempfile
 import nbformat
 import pytest
 
-from grading import cgroups, course_user, sandbox
+from grading import cli
+from grading.judge import cgroups, sandbox
+from grading.machine import course_user
 from grading.paths import ROOT
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="set-up creates an account: root only")
@@ -35,7 +37,7 @@ def test_setup_makes_the_course_user_once_and_leaves_it_as_it_is():
         assert len(mine) == 1, mine
     for root in cgroups.ROOTS:
         assert os.stat(os.path.join(root, cgroups.PARENT)).st_uid == first.pw_uid
-    assert course_user.main(["check"]) == 0
+    assert cli.main(["course-user", "check"]) == 0
 
 
 def run_as_course_user(script, *args):
@@ -53,7 +55,7 @@ def run_as_course_user(script, *args):
 
 
 def test_the_course_user_runs_the_courses_python():
-    """The course's venv (made from .python/, grading/interpreter.py) runs as the course user,
+    """The course's venv (made from .python/, machine/interpreter.py) runs as the course user,
     nbgrader and all: no part of it lies under a home folder it cannot enter."""
     user = course_user.setup()
     code = "import json, sys, nbgrader, sqlalchemy; print(json.dumps([sys.version, sys.prefix]))"
@@ -127,7 +129,7 @@ def test_set_up_is_refused_without_root():
     """Not root: set-up says it needs root and changes nothing."""
     user = course_user.setup()
     command = ["setpriv", f"--reuid={user.pw_uid}", f"--regid={user.pw_gid}", "--clear-groups",
-               "--", SYSTEM_PYTHON, "-m", "grading.course_user", "setup"]  # fmt: skip
+               "--", SYSTEM_PYTHON, "-m", "grading", "course-user", "setup"]  # fmt: skip
     done = subprocess.run(command, capture_output=True, text=True, cwd=ROOT,
                           env={"PYTHONPATH": ROOT, "PATH": "/usr/bin:/bin"})  # fmt: skip
     assert done.returncode != 0 and "needs root" in done.stderr
@@ -135,7 +137,7 @@ def test_set_up_is_refused_without_root():
 
 def judged(command, folder, **kw):
     """The judge's report on folder, without its timing line."""
-    done = subprocess.run([*command, "-m", "grading.judge", folder], capture_output=True,
+    done = subprocess.run([*command, "-m", "grading", "judge", folder], capture_output=True,
                           text=True, timeout=300, cwd="/", **kw)  # fmt: skip
     assert done.returncode == 0, done.stderr[-2000:]
     return [line for line in done.stdout.splitlines() if not line.startswith("judged in")]
@@ -187,7 +189,7 @@ def test_the_course_user_grades_a_class_as_make_autograde_does():
                 os.chown(name, user.pw_uid, user.pw_gid, follow_symlinks=False)
         as_user = ["setpriv", f"--reuid={user.pw_uid}", f"--regid={user.pw_gid}",
                    "--clear-groups", "--", "env", "-i", *(f"{k}={v}" for k, v in env.items()),
-                   sys.executable, "-m", "grading.classroom"]  # fmt: skip
+                   sys.executable, "-m", "grading"]  # fmt: skip
         for command in (["autograde", "--jobs", "2"], ["grades"]):
             done = subprocess.run(as_user + command, cwd=ROOT, capture_output=True, text=True,
                                   timeout=900)  # fmt: skip
@@ -267,7 +269,7 @@ def test_handing_the_class_over_follows_no_link():
 def test_the_course_users_environment_keeps_the_class_and_none_of_roots_secrets(monkeypatch):
     """Root's home, PATH and any other variable stay behind; the class, the gradebook's URL and
     the sandbox's options go along, and a passfile's password becomes PGPASSWORD."""
-    from grading import postgres
+    from grading.scale import postgres
 
     folder = class_folder()
     try:
@@ -321,10 +323,10 @@ def test_root_hands_grading_over_to_the_course_user():
         owners = processes.Owners(os.getpid())
         said = []
         commands = [
-            ["grading.classroom", "autograde", "--jobs", "2"],
+            ["grading", "autograde", "--jobs", "2"],
             ["nbgrader", "autograde", "attention", "--force"],
-            ["grading.classroom", "feedback"],
-            ["grading.classroom", "grades"],
+            ["grading", "feedback"],
+            ["grading", "grades"],
         ]
         for command in commands:
             done = root_runs(command, folder)
@@ -363,7 +365,7 @@ def test_root_is_told_why_when_the_course_user_cannot_reach_the_class():
     folder = os.path.join(closed, "class")
     os.makedirs(os.path.join(folder, "submitted", "ana", "attention"))
     try:
-        done = root_runs(["grading.classroom", "autograde"], folder)
+        done = root_runs(["grading", "autograde"], folder)
         assert done.returncode != 0
         assert f"cannot reach the class at {folder}" in done.stderr
         assert (
@@ -381,7 +383,7 @@ def test_an_autograde_still_running_as_root_stops_before_any_learner_code():
     from traitlets.config import Config
 
     import grader_config
-    from grading.preprocess import NotAsRoot, SandboxedExecute
+    from grading.nbgrader.preprocess import NotAsRoot, SandboxedExecute
 
     config = Config()
     grader_config.configure(config)  # run from pytest, it hands nothing over
@@ -390,13 +392,15 @@ def test_an_autograde_still_running_as_root_stops_before_any_learner_code():
     book = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("print('learner code')")])
     with pytest.raises(PermissionError, match="grading never runs as root"):
         NotAsRoot().preprocess(book, {})
-    from grading import intake  # the hook runs first, and nbgrader logs an Exception and goes on
+    from grading.nbgrader import (
+        intake,  # the hook runs first, and nbgrader logs an Exception and goes on
+    )
 
     assert not issubclass(intake.NotAsRoot, Exception)
     with pytest.raises(intake.NotAsRoot, match="grading never runs as root"):
         intake.nbgrader_hook("attention", "ana", ["/nonexistent/ana/attention/01-softmax.ipynb"])
     user = course_user.setup()
-    probe = "from grading.preprocess import NotAsRoot; print(NotAsRoot().preprocess(1, 2))"
+    probe = "from grading.nbgrader.preprocess import NotAsRoot; print(NotAsRoot().preprocess(1, 2))"
     as_user = course_user.command([sys.executable, "-c", probe])
     done = subprocess.run(as_user, cwd=ROOT, env=course_user.environment(), capture_output=True,
                           text=True)  # fmt: skip

@@ -1,4 +1,4 @@
-"""Language editions (grading/editions.py, checkpoints/i18n.py): every edition complete, its code
+"""Language editions (authoring/editions.py, checkpoints/i18n.py): every edition complete, its code
 and grading metadata the English masters' own, no English prose left, every message in every
 language with the same fields; and the checks that say so can fail.
 """
@@ -13,8 +13,8 @@ import nbformat
 import pytest
 
 from checkpoints import i18n
-from grading import editions
-from grading.masters import SOURCE, notebooks
+from grading.authoring import editions
+from grading.authoring.masters import SOURCE, notebooks
 
 TRANSLATED = [code for code in editions.languages() if code != editions.ENGLISH]
 SEED_TERMS = {  # the lesson's own words (the seeds), as the issue names them
@@ -162,8 +162,10 @@ def test_a_mixed_class_is_graded_alike_and_answered_in_each_learners_language():
     """The demo class handed in from the English and the Korean editions (and part of it from
     the Japanese) scores the same, cell by cell, in one gradebook; each verdict speaks the
     language of the notebook it is written into."""
-    from grading import classroom, course, farm
-    from grading.mistakes import BUGGY
+    from grading import classroom
+    from grading.authoring import course
+    from grading.authoring.mistakes import BUGGY
+    from grading.scale import farm
 
     classroom.start_over()
     demo = {"correct": None, **classroom.DEMO_MISTAKES}

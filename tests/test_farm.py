@@ -1,4 +1,4 @@
-"""Parallel grading (grading/farm.py): the same gradebook as plain `nbgrader autograde`, cell by
+"""Parallel grading (scale/farm.py): the same gradebook as plain `nbgrader autograde`, cell by
 cell, with parallel local workers, a worker that dies, a real Dask cluster and a PostgreSQL
 gradebook; and a rerun grades only what is missing.
 """
@@ -14,8 +14,11 @@ import time
 import nbformat
 import pytest
 
-from grading import classroom, course, course_user, farm, postgres
-from grading.mistakes import BUGGY
+from grading import classroom
+from grading.authoring import course
+from grading.authoring.mistakes import BUGGY
+from grading.machine import course_user
+from grading.scale import farm, postgres
 from tests.lab_server import free_port
 
 pytestmark = pytest.mark.nbgrader
@@ -145,7 +148,7 @@ def test_a_worker_that_hangs_is_stopped_and_its_submission_retried(plain, flag, 
 def start(command):
     """A background process in its own group (stopped with its children by stop()), as the
     course user when root starts it, as docs/large-classes.md says to start Dask's."""
-    env = dict(os.environ, PYTHONPATH=classroom.ROOT)  # workers import grading.farm's tasks
+    env = dict(os.environ, PYTHONPATH=classroom.ROOT)  # workers import grading.scale.farm's tasks
     return subprocess.Popen(course_user.command(command), cwd=classroom.ROOT,
                             env=course_user.environment(env), start_new_session=True,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip

@@ -18,8 +18,8 @@ from checkpoints.catalogue import BY_NAME
 from checkpoints.modelfile import read_sections, step_number
 from checkpoints.xslm import checks as xslm_checks
 from checkpoints.xslm import files as xslm_files
-from grading import course, masters
-from grading.mistakes import BUGGY, buggy_source
+from grading.authoring import course, masters
+from grading.authoring.mistakes import BUGGY, buggy_source
 from xslm import mistakes as xslm_mistakes
 
 pytestmark = pytest.mark.notebooks

@@ -12,7 +12,7 @@ import checkpoints
 from checkpoints.claims import CLAIMS
 from checkpoints.hints import HINTS
 from checkpoints.steps import CHECKS
-from grading.mistakes import BUGGY, buggy_model, buggy_source
+from grading.authoring.mistakes import BUGGY, buggy_model, buggy_source
 from grading.paths import ROOT
 
 

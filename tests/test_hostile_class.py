@@ -18,8 +18,9 @@ import time
 
 import pytest
 
-from grading import classroom, course
-from grading.mistakes import BUGGY
+from grading import classroom
+from grading.authoring import course
+from grading.authoring.mistakes import BUGGY
 from grading.parts import ASSIGNMENT
 from grading.paths import ROOT
 from tests import hostile

@@ -22,7 +22,10 @@ import time
 
 import pytest
 
-from grading import classroom, course, course_user, sandbox
+from grading import classroom
+from grading.authoring import course
+from grading.judge import sandbox
+from grading.machine import course_user
 from grading.paths import ROOT
 from tests import hostile, processes
 from tests.test_hostile_class import (
@@ -41,7 +44,7 @@ HONEST = hostile.HONEST[hostile.C]
 ESCAPES = [a for a in hostile.ATTACKS if a.cell and a.base == hostile.C]  # the kernel's sandbox
 STUDENTS = [VICTIM] + [a.student for a in hostile.RACES + ESCAPES]
 OUTSIDE_FILES = {"root-only": 0o600, "plain": 0o644}
-WATCHED = ["grading/hidden.py", "model.py"]  # modes too: a chmod through a link
+WATCHED = ["grading/judge/attention_hidden.py", "model.py"]  # modes too: a chmod through a link
 
 
 def lane_plain():
@@ -52,7 +55,7 @@ def lane_plain():
 
 def make_autograde(*options):
     """make autograde's command, as the instructor runs it (as root, it hands itself over)."""
-    command = [sys.executable, "-m", "grading.classroom", "autograde", "--force", *options]
+    command = [sys.executable, "-m", "grading", "autograde", "--force", *options]
     done = subprocess.run(command, cwd=ROOT, env=course.tool_environment(), capture_output=True,
                           text=True)  # fmt: skip
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]

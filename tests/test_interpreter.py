@@ -1,4 +1,4 @@
-"""The course's own copy of its interpreter (grading/interpreter.py): self-contained, the same
+"""The course's own copy of its interpreter (machine/interpreter.py): self-contained, the same
 Python, and root's alone when root made it."""
 
 import os
@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from grading import interpreter, system
+from grading.machine import interpreter, system
 
 
 @pytest.fixture(scope="module")

@@ -12,10 +12,11 @@ import time
 import nbformat
 import pytest
 
-from grading import judge
-from grading.mistakes import BUGGY, replace_function
+from grading.authoring.mistakes import BUGGY, replace_function
+from grading.judge import attention as judge
+from grading.judge import core
+from grading.judge.reference import reference_source
 from grading.paths import ROOT
-from grading.reference import reference_source
 
 WRONG_SOFTMAX = replace_function(reference_source(), "softmax", BUGGY["softmax.divide_by_max"][1])
 SOFTMAX_CELLS = {"step01-softmax-checks", "step01-softmax-hidden"}
@@ -186,7 +187,7 @@ def test_os_exit_and_infinite_loop_fail_their_own_step(tmp_path, monkeypatch):
     """A worker that dies or hangs costs its checkpoint's cells (and what uses it),
     never the judge.
     """
-    monkeypatch.setattr(judge, "CALL_SECONDS", 1.0)
+    monkeypatch.setattr(core, "CALL_SECONDS", 1.0)
     model = reference_source().replace(
         "    top = max(xs)", "    while True:\n        pass\n    top = max(xs)"
     )
@@ -207,7 +208,7 @@ def test_time_between_verdicts_is_not_the_submissions(tmp_path):
     time spent waiting for learner code counts against the submission's budget."""
     judgement = judge.Judgement(submission(tmp_path, reference_source()))
     try:
-        judgement.budget = judge.Budget(2.0)
+        judgement.budget = core.Budget(2.0)
         assert judgement.verdict("step01-softmax-checks").passed
         time.sleep(2.5)  # longer than the whole budget, spent elsewhere
         assert judgement.verdict("step02-attention-checks").passed
@@ -230,7 +231,7 @@ def test_hidden_feedback_shows_no_inputs_seed_or_paths(tmp_path):
     """
     verdicts, _ = judge.judge_folder(submission(tmp_path, WRONG_SOFTMAX))
     text = json.dumps({g: [v.text, v.html] for g, v in verdicts.items()})
-    from grading.hidden import SEED
+    from grading.judge.attention_hidden import SEED
 
     assert str(SEED) not in text and ROOT not in text and "Traceback" not in text
     assert "seeded cases fail" in verdicts["step01-softmax-hidden"].text
@@ -240,7 +241,7 @@ def test_unsafe_grading_still_uses_the_json_boundary_and_says_so(tmp_path, monke
     """With ATTENTION_UNSAFE_NO_SANDBOX=1 the verdicts are the same,
     and every record says it was unsafe.
     """
-    from grading import sandbox
+    from grading.judge import sandbox
 
     monkeypatch.setenv(sandbox.UNSAFE_FLAG, "1")
     verdicts, problems = judge.judge_folder(submission(tmp_path, WRONG_SOFTMAX))
@@ -251,8 +252,8 @@ def test_unsafe_grading_still_uses_the_json_boundary_and_says_so(tmp_path, monke
 @pytest.mark.parametrize("checkpoint", sorted(judge.CHECKS))
 def test_fresh_inputs_keep_every_property_for_correct_code(checkpoint):
     """The visible checks on fresh inputs hold for the reference and every correct alternative."""
-    from grading.isolation import underlay
-    from grading.reference import load_source_module, reference
+    from grading.judge.isolation import underlay
+    from grading.judge.reference import load_source_module, reference
     from tests.alternatives import ALTERNATIVES
 
     models = [reference()] + [
@@ -280,7 +281,7 @@ def test_fresh_inputs_differ_from_the_notebooks(tmp_path):
     )
     model = replace_function(reference_source(), "softmax", code)
     from checkpoints.steps import CHECKS
-    from grading.reference import load_source_module
+    from grading.judge.reference import load_source_module
 
     assert CHECKS["softmax"](
         load_source_module(model, "hard_coded", "model.py")
@@ -313,7 +314,7 @@ def softmax(xs):
 def test_hidden_cases_of_multi_head_and_block_include_non_causal_masks():
     """Besides the causal mask and none, multi_head and block meet seeded random masks in which
     some query sees a later key; every row keeps a visible key."""
-    from grading import hidden
+    from grading.judge import attention_hidden as hidden
 
     for checkpoint in ("multi_head", "block"):
         masks = [kw["mask"] for _, _, _, kw, _ in hidden.answered_cases(checkpoint) if kw]
@@ -350,7 +351,7 @@ NOTES_CELL = "step08-notes-artifact"
 def keyword_notes():
     """Notes of bare keywords and step 2's two numbers as the reference's attention gives them."""
     from checkpoints.artifacts import scale_experiment
-    from grading.reference import reference
+    from grading.judge.reference import reference
 
     scaled, unscaled = scale_experiment(reference().attention)
     return f"scaling / order\nsquare 4x\n{scaled:.4f} {unscaled:.4f}\n"

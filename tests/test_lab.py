@@ -58,7 +58,7 @@ def test_make_lab_edition_ko_serves_the_korean_edition(tmp_path):
 def test_make_lab_part_two_joins_the_same_workspace(tmp_path):
     """make lab, then make lab PART=xslm in the same workspace: part one's notebooks stay, part
     two's five join them with engine.py, and notebook 1 of part two opens."""
-    from grading import course
+    from grading.authoring import course
 
     course.workspace(str(tmp_path / "ws"))
     token = "labtest"
@@ -79,7 +79,7 @@ def test_a_notebook_runs_headless_from_the_workspace(tmp_path):
     """
     import nbformat
 
-    from grading import course
+    from grading.authoring import course
 
     workspace = course.workspace(str(tmp_path / "ws"))
     path = os.path.join(workspace, "01-softmax.ipynb")
@@ -111,7 +111,7 @@ def test_a_notebook_runs_headless_from_the_workspace(tmp_path):
 def test_make_lab_says_what_it_added_and_what_it_left_alone(tmp_path, capsys):
     """Part one, then part two, then part two again in one workspace: each message says what was
     added and that the learner's notebooks are untouched, in words that cannot read as loss."""
-    from grading import course
+    from grading.authoring import course
 
     def said(**part):
         course.workspace(str(tmp_path / "ws"), **part)
@@ -143,8 +143,8 @@ def workspace_with_mistake(tmp_path, mistake):
     """A fresh workspace whose notebook 1 is solved with one catalogued mistake."""
     import nbformat
 
-    from grading import course
-    from grading.mistakes import BUGGY
+    from grading.authoring import course
+    from grading.authoring.mistakes import BUGGY
 
     workspace = course.workspace(str(tmp_path / "ws"))
     path = os.path.join(workspace, "01-softmax.ipynb")

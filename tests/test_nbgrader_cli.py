@@ -13,7 +13,8 @@ import urllib.request
 
 import pytest
 
-from grading import classroom, course
+from grading import classroom
+from grading.authoring import course
 from grading.paths import ROOT
 from tests.lab_server import free_port, get
 
@@ -160,7 +161,7 @@ def test_a_link_made_by_the_kernel_never_reaches_the_feedback():
     try:
         nbgrader("autograde", "attention", "--student", student, "--force")
         nbgrader("generate_feedback", "attention", "--student", student, "--force")
-        from grading.hidden import SEED
+        from grading.judge.attention_hidden import SEED
 
         for here, _, files in os.walk(os.path.join(ROOT, "feedback", student)):
             assert "leak.txt" not in files

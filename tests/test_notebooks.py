@@ -11,7 +11,7 @@ import tokenize
 import nbformat
 import pytest
 
-from grading import masters
+from grading.authoring import masters
 
 NOTEBOOKS = masters.notebooks()
 
@@ -91,4 +91,4 @@ def test_masters_rebuild_the_committed_reference(tmp_path):
     """
     work, timings = masters.run_masters(str(tmp_path))
     assert len(timings) == 8
-    assert masters.drift(work) == [], "run: python -m grading.masters --update"
+    assert masters.drift(work) == [], "run: python -m grading masters --update"

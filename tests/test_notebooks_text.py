@@ -9,8 +9,8 @@ import shutil
 import nbformat
 import pytest
 
-from grading import masters
-from grading import notebooks_text as nt
+from grading.authoring import masters
+from grading.authoring import notebooks_text as nt
 
 STEMS = nt.stems(masters.SOURCE, ".ipynb")
 FIX = "edit the text form, then run: make notebooks"

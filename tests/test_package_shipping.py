@@ -6,7 +6,8 @@ import os
 
 import pytest
 
-from grading import course, intake, masters
+from grading.authoring import course, masters
+from grading.nbgrader import intake
 from grading.parts import ASSIGNMENT, PACKAGE_LEAVES_OUT, XSLM
 from grading.paths import LEARNER_PACKAGE, ROOT
 

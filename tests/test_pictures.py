@@ -11,9 +11,9 @@ import pytest
 from checkpoints import pictures
 from checkpoints.artifacts import scale_picture
 from checkpoints.steps import CHECKS
-from grading.mistakes import buggy_model
+from grading.authoring.mistakes import buggy_model
+from grading.judge.reference import reference
 from grading.paths import ROOT
-from grading.reference import reference
 
 SVG = "{http://www.w3.org/2000/svg}"
 

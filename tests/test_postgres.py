@@ -1,4 +1,4 @@
-"""The local PostgreSQL server (grading/postgres.py) asks every connection for its password:
+"""The local PostgreSQL server (grading/scale/postgres.py) asks every connection for its password:
 scram-sha-256, no `trust` in pg_hba.conf, the password in a file only its owner reads, and a
 DB_URL that holds no password yet connects. A cluster set up with `trust` is migrated."""
 
@@ -13,8 +13,8 @@ import psycopg2
 import pytest
 import sqlalchemy
 
-from grading import postgres
 from grading.paths import ROOT
+from grading.scale import postgres
 from tests.lab_server import free_port
 
 try:
@@ -107,7 +107,7 @@ def test_pg_hba_conf_trusts_no_one(server):
 
 
 def test_a_cluster_set_up_with_trust_is_migrated_and_keeps_its_databases():
-    """What grading/postgres.py made before passwords: initdb --auth=trust, no password file."""
+    """What scale/postgres.py made before passwords: initdb --auth=trust, no password file."""
     folder, port = new_folder(), free_port()
     programs, data = postgres.bin_dir(), os.path.join(folder, "data")
     try:
@@ -152,7 +152,7 @@ def test_a_running_trust_cluster_is_not_migrated_under_its_clients():
 
 def test_start_prints_the_db_url_and_stop_stops():
     folder, port = new_folder(), free_port()
-    command = [sys.executable, "-m", "grading.postgres"]
+    command = [sys.executable, "-m", "grading", "postgres"]
     try:
         shown = subprocess.run([*command, "start", folder, str(port)], capture_output=True,
                                text=True, cwd=ROOT, check=True).stdout  # fmt: skip

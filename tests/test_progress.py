@@ -8,9 +8,9 @@ import subprocess
 import sys
 
 from checkpoints.progress import progress
-from grading.mistakes import BUGGY, replace_function
+from grading.authoring.mistakes import BUGGY, replace_function
+from grading.judge.reference import reference_source
 from grading.paths import ROOT
-from grading.reference import reference_source
 
 
 def statuses(view):

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from grading import records
+from grading.nbgrader import records
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -78,7 +78,9 @@ def test_a_link_at_the_top_is_not_taken_for_a_record(tmp_path):
 
 def test_processes_settling_at_once_all_end_with_every_record_in_records(tmp_path):
     before = old_course(tmp_path)
-    code = "import sys; from grading import records; records.settle(sys.argv[1], sys.argv[2])"
+    code = (
+        "import sys; from grading.nbgrader import records; records.settle(sys.argv[1], sys.argv[2])"
+    )
     runs = [
         subprocess.Popen(
             [sys.executable, "-c", code, str(tmp_path), str(tmp_path / "records")],

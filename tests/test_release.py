@@ -8,7 +8,7 @@ import nbformat
 import pytest
 
 from checkpoints import i18n
-from grading import course, editions, masters
+from grading.authoring import course, editions, masters
 from grading.paths import ROOT
 from tests.leaks import leaked_lines, solution_lines
 
@@ -46,7 +46,14 @@ def test_release_holds_no_solution_no_hidden_test_no_reference(release_dir):
             assert name != "model.py"
             path = os.path.join(folder, name)
             text = open(path, encoding="utf-8").read()
-            for marker in ("BEGIN SOLUTION", "HIDDEN TESTS", "grading.hidden", "grading.mistakes"):
+            for marker in (
+                "BEGIN SOLUTION",
+                "HIDDEN TESTS",
+                "grading.judge",
+                "grading/judge",
+                "attention_hidden",
+                "grading.authoring",
+            ):
                 assert marker not in text, f"{marker!r} in {path}"
             if name.endswith(".ipynb"):
                 code = "\n".join(

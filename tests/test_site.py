@@ -25,7 +25,7 @@ from playwright.sync_api import expect
 from checkpoints import compare, i18n
 from checkpoints.diagnose import FINGERPRINTS_FILE
 from checkpoints.xslm.checks import ANSWERS_FILE
-from grading import course, editions, masters
+from grading.authoring import course, editions, masters
 from grading.paths import ROOT
 from lite import build
 from tests import notebook_page
@@ -269,7 +269,8 @@ def test_a_hand_in_zip_is_collected_and_graded(tmp_path, monkeypatch):
 
 def test_collect_without_zips_says_where_they_go(tmp_path, monkeypatch):
     """make collect with an empty (or no) archive folder names the folder, and runs nothing."""
-    from grading import collect, paths
+    from grading import paths
+    from grading.nbgrader import collect
 
     monkeypatch.setattr(paths, "COURSE", str(tmp_path))
     with pytest.raises(SystemExit, match=r"put them in downloaded/xslm/archive/<student>\.zip"):
@@ -359,7 +360,14 @@ def test_site_holds_every_edition_and_no_solution(site):
         for name in files:
             path = os.path.join(folder, name)
             text = open(path, encoding="utf-8").read()
-            for marker in ("BEGIN SOLUTION", "HIDDEN TESTS", "grading.hidden", "grading.xslm"):
+            for marker in (
+                "BEGIN SOLUTION",
+                "HIDDEN TESTS",
+                "grading.judge",
+                "grading/judge",
+                "attention_hidden",
+                "grading.authoring",
+            ):
                 assert marker not in text, f"{marker!r} in {path}"
             if name.endswith(".json"):
                 strict_json(text)  # the browser reads every one of them

@@ -91,7 +91,7 @@ def test_a_crash_is_reported_with_its_line_and_input_then_the_checks_hint(tmp_pa
     then the check's first hint tier, as for any ✗ (the closer tiers only when asked)."""
     from checkpoints.modelfile import load_model
     from checkpoints.steps import CHECKS
-    from grading.reference import reference_source
+    from grading.judge.reference import reference_source
 
     source = reference_source().replace(
         "    scale = math.sqrt(len(K[0]))", "    scale = math.sqrt(len(K[0]))\n    Q[99]"
@@ -107,7 +107,9 @@ def test_a_crash_is_reported_with_its_line_and_input_then_the_checks_hint(tmp_pa
     hint = report.checks[0].hint.tiers()
     assert first.index(f"line {line}") < first.index(f"hint: {hint[0]}")
     assert hint[1] not in first and hint[2] not in first
-    from grading.judge import judge_folder  # the same through the judge's sandboxed worker
+    from grading.judge.attention import (
+        judge_folder,  # the same through the judge's sandboxed worker
+    )
 
     verdicts, _ = judge_folder(str(tmp_path), ["step02-attention-checks"])
     assert (
@@ -121,7 +123,7 @@ def test_a_failing_softmax_is_named_first_not_blamed_on_attention(tmp_path, monk
     and names no attention mistake.
     """
     from checkpoints import check
-    from grading.mistakes import buggy_source
+    from grading.authoring.mistakes import buggy_source
 
     monkeypatch.chdir(tmp_path)
     (tmp_path / "model.py").write_text(buggy_source("softmax.divide_by_max"))
@@ -135,7 +137,7 @@ def test_a_failing_softmax_is_named_first_not_blamed_on_attention(tmp_path, monk
 def test_scale_artifact_says_when_attention_does_not_divide(tmp_path):
     """With no √d_k division the two numbers are nearly equal, and the check says why."""
     from checkpoints.artifacts import SCALE_FILE, check_scale, scale_experiment
-    from grading.mistakes import buggy_model
+    from grading.authoring.mistakes import buggy_model
 
     learner = buggy_model("attention.no_scaling")
     scaled, unscaled = scale_experiment(learner.attention)

@@ -3,8 +3,8 @@
 import pytest
 
 from checkpoints.artifacts import NOTES_FILE, SCALE_FILE, check_notes, scale_experiment
-from grading.mistakes import buggy_model
-from grading.reference import reference
+from grading.authoring.mistakes import buggy_model
+from grading.judge.reference import reference
 
 pytestmark = pytest.mark.step08
 

@@ -4,7 +4,7 @@ import os
 import subprocess
 import sys
 
-from grading import system
+from grading.machine import system
 from grading.paths import ROOT
 
 
@@ -52,7 +52,7 @@ def test_missing_packages_are_installed_as_root_or_named_with_the_command(tmp_pa
     log = tmp_path / "apt-get.log"
     bin_dir = fake_apt_get(tmp_path / "bin", log)
     done = subprocess.run(
-        [sys.executable, "-m", "grading.system", "sandbox"],
+        [sys.executable, "-m", "grading", "system", "sandbox"],
         cwd=ROOT,
         env=clean_env(PATH=bin_dir, SYSTEM_INSTALL="1"),
         capture_output=True,
@@ -91,7 +91,7 @@ def test_each_program_is_named_once_and_unknown_needs_are_refused(monkeypatch):
 
 def test_the_sandbox_runs_the_bubblewrap_the_variable_names(monkeypatch, tmp_path):
     """BWRAP is the one name for the sandbox's program: the check and the sandbox agree."""
-    from grading import sandbox
+    from grading.judge import sandbox
 
     monkeypatch.setenv("BWRAP", str(tmp_path / "bwrap"))
     assert system.program("bwrap") == str(tmp_path / "bwrap")

@@ -1,4 +1,4 @@
-"""Warm kernels (grading/warm_kernels.py, grading/forker.py): each notebook gets a new kernel
+"""Warm kernels (scale/warm_kernels.py, scale/forker.py): each notebook gets a new kernel
 forked in its submission's sandbox, as fresh as one started from scratch; a forker that dies or
 lies costs nothing but the speed-up.
 """
@@ -8,8 +8,9 @@ import os
 import nbformat
 import pytest
 
-from grading import sandbox, warm_kernels
-from grading.preprocess import SandboxedExecute, launcher_arguments
+from grading.judge import sandbox
+from grading.nbgrader.preprocess import SandboxedExecute, launcher_arguments
+from grading.scale import warm_kernels
 
 pytestmark = pytest.mark.skipif(
     sandbox.problem() is not None, reason=f"no sandbox here: {sandbox.problem()}"

@@ -21,7 +21,7 @@ from checkpoints.xslm.checks import (
     Local,
     checkpoint_report,
 )
-from grading.fingerprints import build_xslm, render
+from grading.authoring.fingerprints import build_xslm, render
 from xslm.mistakes import buggy
 
 pytestmark = pytest.mark.xslm
@@ -31,7 +31,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 def test_answers_file_is_current():
     """answers.json is exactly what the reference and the mistakes answer now."""
     with open(ANSWERS_FILE, encoding="utf-8") as f:
-        assert f.read() == render(build_xslm()), "run: python -m grading.fingerprints"
+        assert f.read() == render(build_xslm()), "run: python -m grading fingerprints"
 
 
 @pytest.mark.parametrize("name", list(CHECKS))

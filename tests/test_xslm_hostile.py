@@ -1,4 +1,4 @@
-"""Hostile part-two submissions against the trusted judge (grading/xslm_judge.py, sandboxed
+"""Hostile part-two submissions against the trusted judge (grading/judge/xslm.py, sandboxed
 workers): none gains a point it did not earn, none reaches the instructor's files or leaves
 anything outside its folder, and each costs only the cells its own broken code belongs to."""
 
@@ -8,7 +8,7 @@ import shutil
 
 import pytest
 
-from grading import xslm_judge
+from grading.judge import xslm as xslm_judge
 from grading.paths import ROOT
 
 pytestmark = pytest.mark.xslm

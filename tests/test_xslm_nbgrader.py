@@ -11,9 +11,10 @@ import shutil
 import nbformat
 import pytest
 
-from grading import classroom, course, masters
+from grading import classroom
+from grading.authoring import course, masters
+from grading.judge.xslm import CELLS
 from grading.paths import ROOT
-from grading.xslm_judge import CELLS
 from tests.helpers import class_files, gradebook_students, remove_real_class, write_real_class
 
 REAL_GRADEBOOK = os.path.join(ROOT, "records", "gradebook.db")  # the course's own class's

@@ -10,7 +10,7 @@ import time
 import nbformat
 import pytest
 
-from grading import masters
+from grading.authoring import masters
 from tests.test_notebooks import prose_in_code
 
 pytestmark = pytest.mark.xslm
@@ -67,4 +67,4 @@ def test_masters_rebuild_the_reference_and_train_in_under_a_minute(tmp_path):
     work, timings = masters.run_masters(str(tmp_path), part="xslm")
     print(f"part two's five notebooks: {time.perf_counter() - start:.1f} s {timings}")
     assert len(timings) == 5
-    assert masters.drift(work, "xslm") == [], "run: python -m grading.masters xslm --update"
+    assert masters.drift(work, "xslm") == [], "run: python -m grading masters xslm --update"

@@ -114,5 +114,5 @@ from checkpoints import hidden
 
 hidden("softmax")
 ### BEGIN HIDDEN TESTS
-# scored outside the kernel by the course's judge (grading/judge.py; cases: grading/hidden.py)
+# scored outside the kernel by the course's judge (grading/judge/; cases: attention_hidden.py)
 ### END HIDDEN TESTS

@@ -99,7 +99,7 @@ from checkpoints import hidden
 
 hidden("attention")
 ### BEGIN HIDDEN TESTS
-# scored outside the kernel by the course's judge (grading/judge.py; cases: grading/hidden.py)
+# scored outside the kernel by the course's judge (grading/judge/; cases: attention_hidden.py)
 ### END HIDDEN TESTS
 
 # %% [markdown] id="cell-10"

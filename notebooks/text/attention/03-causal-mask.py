@@ -110,5 +110,5 @@ from checkpoints import hidden
 
 hidden("causal_mask")
 ### BEGIN HIDDEN TESTS
-# scored outside the kernel by the course's judge (grading/judge.py; cases: grading/hidden.py)
+# scored outside the kernel by the course's judge (grading/judge/; cases: attention_hidden.py)
 ### END HIDDEN TESTS

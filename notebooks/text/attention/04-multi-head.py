@@ -146,5 +146,5 @@ from checkpoints import hidden
 
 hidden("multi_head")
 ### BEGIN HIDDEN TESTS
-# scored outside the kernel by the course's judge (grading/judge.py; cases: grading/hidden.py)
+# scored outside the kernel by the course's judge (grading/judge/; cases: attention_hidden.py)
 ### END HIDDEN TESTS

@@ -104,5 +104,5 @@ from checkpoints import hidden
 
 hidden("layer_norm")
 ### BEGIN HIDDEN TESTS
-# scored outside the kernel by the course's judge (grading/judge.py; cases: grading/hidden.py)
+# scored outside the kernel by the course's judge (grading/judge/; cases: attention_hidden.py)
 ### END HIDDEN TESTS

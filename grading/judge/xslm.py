@@ -1,31 +1,29 @@
 """The trusted judge for part two: every graded cell of notebooks/xslm, decided outside the kernel.
 
 For one submission it reads engine.py, gpt.py and outputs/ as submitted, and runs part two's
-probes on them in sandboxed workers (grading/worker.py, the same worker as part one's judge).
+probes on them in sandboxed workers (grading/judge/worker.py, the same worker as part one's judge).
 Each checkpoint is judged alone (isolation): its worker holds the learner's section of that
 checkpoint, and the reference's sections for everything it builds on. A worker that holds
 reference code could smuggle it out through the values a report shows, so those reports show
 the claims and the expected values only, never the learner's. Artifacts are recomputed here with
 the reference: no learner code is needed to judge them.
 
-    python -m grading.xslm_judge submitted/<student>/xslm   # print every graded cell's verdict
+    python -m grading judge submitted/<student>/xslm   # print every graded cell's verdict
 """
 
 import functools
 import json
 import os
-import sys
 import zlib
 from dataclasses import replace
 
 import xslm
-from checkpoints import i18n
 from checkpoints.compare import first_difference
 from checkpoints.modelfile import foreign_imports, read_sections
 from checkpoints.xslm import artifacts, checks, files
 from checkpoints.xslm.checks import VISIBLE, Probe, checkpoint_report, signature
-from grading import judge, sandbox, xslm_hidden
-from grading.judge import (
+from grading.judge import core, sandbox, xslm_hidden
+from grading.judge.core import (
     Budget,
     Verdict,
     Worker,
@@ -34,6 +32,7 @@ from grading.judge import (
     read_plain_file,
     report_verdict,
     safely,
+    said,
 )
 from grading.paths import LEARNER_PACKAGE, XSLM_REFERENCE
 
@@ -75,8 +74,6 @@ OWN = {
 }
 # A group's checkpoints: whose catalogued mistakes a failing hidden check may name.
 CHECKPOINTS = {"layers": ["softmax", "linear", "norm"], "learning": ["loss", "train_step"]}
-
-said = i18n.speaker("judge")
 
 # Run inside the worker: each file becomes a module of its own, so the learner's names and the
 # probes' never meet; results come back as plain lists (a dict would not cross the channel).
@@ -125,7 +122,7 @@ def reference_sections(filename):
 def forbidden(source, filename):
     """The modules beyond its file's allowed imports a section imports, or [] when clean.
 
-    As in part one (judge.forbidden), other spellings reach only the standard library.
+    As in part one (core.forbidden), other spellings reach only the standard library.
     """
     try:
         return foreign_imports(source, files.ALLOWED_IMPORTS[filename])
@@ -216,7 +213,7 @@ def fresh_known(name):
     return probes, {name: {"correct": correct, "mistakes": {}}}
 
 
-class XslmJudgement(judge.Remembered):
+class Judgement(core.Remembered):
     """All verdicts of part two for one submission folder, decided on demand."""
 
     def __init__(self, folder):
@@ -409,8 +406,4 @@ def claim_words(claim, probe, args):
 
 def judge_folder(folder, grade_ids=None):
     """({grade_id: Verdict}, problems) for a part-two submission folder."""
-    return judge.judge_folder(folder, grade_ids, XslmJudgement, CELLS)
-
-
-if __name__ == "__main__":
-    judge.main(sys.argv[1:], "grading.xslm_judge", judge_folder)
+    return core.judge_folder(folder, grade_ids, Judgement, CELLS)

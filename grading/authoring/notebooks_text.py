@@ -5,9 +5,9 @@ notebooks/text/attention/NN-name.py. The text form is the source; the .ipynb is 
 The text forms live outside notebooks/attention/ on purpose: everything in that folder ships to
 learners, and a text form holds the solutions.
 
-python -m grading.notebooks_text              # text forms -> .ipynb (what `make notebooks` runs)
-python -m grading.notebooks_text --check      # list every .ipynb that differs from its text form
-python -m grading.notebooks_text --to-text    # .ipynb -> text forms (after editing a master in
+python -m grading notebooks              # text forms -> .ipynb (what `make notebooks` runs)
+python -m grading notebooks --check      # list every .ipynb that differs from its text form
+python -m grading notebooks --to-text    # .ipynb -> text forms (after editing a master in
                                               # Jupyter; name notebooks to limit it: 06-layer-norm)
 
 Writing a .ipynb that differs from its text form and is newer than it (someone edited it in
@@ -23,12 +23,11 @@ The .ipynb has no outputs and no execution counts, and is formatted as nbformat 
 
 import copy
 import os
-import sys
 
 import jupytext
 import nbformat
 
-from grading import masters
+from grading.authoring import masters
 from grading.paths import ROOT, text_forms
 
 TEXT_SOURCE = text_forms("attention")
@@ -158,7 +157,7 @@ def problems(source=masters.SOURCE, text_folder=TEXT_SOURCE):
         if stem not in texts:
             found.append(
                 f"{rel(nb_file)} has no text form {rel(text_file)} "
-                "(python -m grading.notebooks_text --to-text writes it)"
+                "(python -m grading notebooks --to-text writes it)"
             )
             continue
         if stem not in books:
@@ -199,8 +198,8 @@ def write_notebooks(source=masters.SOURCE, text_folder=TEXT_SOURCE, force=False,
         if not force and edited_after(nb_file, text_file, wanted):
             refused.append(
                 f"{rel(nb_file)} was changed after {rel(text_file)} and differs from it: to keep "
-                f"its edits run `python -m grading.notebooks_text --to-text {stem}`; to discard "
-                "them run `python -m grading.notebooks_text --force`"
+                f"its edits run `python -m grading notebooks --to-text {stem}`; to discard "
+                "them run `python -m grading notebooks --force`"
             )
             continue
         if write_if_changed(nb_file, wanted):
@@ -208,7 +207,7 @@ def write_notebooks(source=masters.SOURCE, text_folder=TEXT_SOURCE, force=False,
     for stem in sorted(set(stems(source, ".ipynb")) - set(stems(text_folder, TEXT_EXTENSION))):
         refused.append(
             f"{rel(ipynb_path(stem, source))} has no text form "
-            "(python -m grading.notebooks_text --to-text writes it)"
+            "(python -m grading notebooks --to-text writes it)"
         )
     return refused
 
@@ -223,31 +222,35 @@ def write_texts(names=(), source=masters.SOURCE, text_folder=TEXT_SOURCE, log=pr
             log(f"wrote {rel(text_path(stem, text_folder))} from {rel(ipynb_path(stem, source))}")
 
 
-def main(argv):
-    """`python -m grading.notebooks_text [--check | --to-text [names]] [--force]`, both parts."""
-    flags = {a for a in argv if a.startswith("--")}
-    names = [os.path.splitext(os.path.basename(a))[0] for a in argv if not a.startswith("--")]
+def arguments(parser, command):
+    """`python -m grading notebooks [--check | --to-text [names] | --force]`."""
+    then = parser.add_mutually_exclusive_group()
+    then.add_argument("--check", action="store_true",
+                      help="list every .ipynb that differs from its text form")  # fmt: skip
+    then.add_argument("--to-text", action="store_true",
+                      help="write text forms from the .ipynb (edited in Jupyter)")  # fmt: skip
+    parser.add_argument("--force", action="store_true",
+                        help="overwrite a .ipynb edited since its text form")  # fmt: skip
+    parser.add_argument("names", nargs="*", help="with --to-text: only these notebooks")
+
+
+def main(args):
+    """Text forms to notebooks (or the reverse, or a comparison), both parts; the exit status."""
+    names = [os.path.splitext(os.path.basename(a))[0] for a in args.names]
     known = {stem for source, _ in FOLDERS for stem in stems(source, ".ipynb")}
-    if (
-        flags - {"--check", "--to-text", "--force"}
-        or len(flags & {"--check", "--to-text"}) > 1
-        or (names and "--to-text" not in flags)
-        or set(names) - known
-    ):
-        raise SystemExit(
-            "usage: python -m grading.notebooks_text [--check | --to-text [names] | --force]"
-        )
-    if "--to-text" in flags:
+    if (names and not args.to_text) or set(names) - known:
+        raise SystemExit("name notebooks only with --to-text, and only master notebooks")
+    if args.to_text:
         for source, text_folder in FOLDERS:
             write_texts(names, source, text_folder)
         return 0
-    if "--check" in flags:
+    if args.check:
         found = [line for source, text in FOLDERS for line in problems(source, text)]
     else:
         found = [
             line
             for source, text in FOLDERS
-            for line in write_notebooks(source, text, force="--force" in flags)
+            for line in write_notebooks(source, text, force=args.force)
         ]
     for line in found:
         print(line)
@@ -255,7 +258,3 @@ def main(argv):
         count = sum(len(stems(text, TEXT_EXTENSION)) for _, text in FOLDERS)
         print(f"all {count} master notebooks match their text forms")
     return 1 if found else 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))

@@ -13,11 +13,11 @@ One command builds it (`wrap`). Inside:
   pid/ipc/uts namespaces, a clean environment;
 - limits: address space, processes, CPU seconds, file size and open files (prlimit); a uid of its
   own (`sandbox_uid`), so the process limit bites and nothing on the host is its to write; and a
-  cgroup of its own (grading.cgroups), so every process it starts is ended and the end confirmed.
+  cgroup of its own (judge.cgroups), so every process it starts is ended and the end confirmed.
 
 How the sandbox gets its own uid depends on who grades (`uid_mode`):
 - "root": setpriv drops it to one of SANDBOX_UIDS on the host;
-- "mapped": an unprivileged grader (the course user, see grading.course_user) with a range of
+- "mapped": an unprivileged grader (the course user, see machine.course_user) with a range of
   subordinate uids (/etc/subuid, /etc/subgid) maps one of them into a user namespace of its own
   (unshare and newuidmap), where bubblewrap sets up as that namespace's root and setpriv drops to
   the mapped uid. The grader owns the namespace, so it can still end every process in it;
@@ -41,7 +41,7 @@ import sys
 import sysconfig
 import tempfile
 
-from grading import system
+from grading.machine import system
 
 UNSAFE_FLAG = "ATTENTION_UNSAFE_NO_SANDBOX"
 MEMORY_BYTES = 1 << 30  # 1 GiB of address space for the judge's worker
@@ -363,7 +363,7 @@ def wrap(
 ):  # fmt: skip
     """The full command that runs argv sandboxed (or, with the unsafe flag, only under limits).
 
-    With a group (grading.cgroups.Group), the sandbox starts inside it: every process it ever
+    With a group (grading.judge.cgroups.Group), the sandbox starts inside it: every process it ever
     starts can be frozen, ended and counted.
     """
     if unsafe():
@@ -537,7 +537,7 @@ def end(process, group=None):
     """Stop a sandboxed process tree and close its pipes; with its group, confirm the end.
 
     Its process group goes when it leads one; bubblewrap's pid namespace takes everything inside
-    with it. The group (grading.cgroups) makes that certain: every member is frozen, killed and
+    with it. The group (judge.cgroups) makes that certain: every member is frozen, killed and
     counted gone, double forks and setsid included, before this returns.
     """
     try:

@@ -1,9 +1,9 @@
 """Language editions: the English master notebooks with another language's prose put in.
 
-    python -m grading.editions check [ko ja ...]   # every edition complete and its code unchanged
-    python -m grading.editions build ko [xslm]      # build/editions/ko/attention (or xslm):
+    python -m grading editions check [ko ja ...]   # every edition complete and its code unchanged
+    python -m grading editions build ko [xslm]      # build/editions/ko/attention (or xslm):
                                                     # nbgrader's source for that part
-    python -m grading.editions stamp ko             # the ko sections translate today's English
+    python -m grading editions stamp ko             # the ko sections translate today's English
 
 One source of truth: the master notebooks (notebooks/attention and part two's notebooks/xslm,
 edited as notebooks/text) hold the code, the nbgrader metadata and the English prose. An edition
@@ -34,13 +34,12 @@ import json
 import os
 import re
 import shutil
-import sys
 import tokenize
 
 import nbformat
 
 from checkpoints import i18n
-from grading.masters import PARTS, SOURCE, notebooks
+from grading.authoring.masters import PARTS, SOURCE, notebooks
 from grading.paths import EDITION_SOURCES, EDITIONS_BUILT
 
 EDITIONS = EDITION_SOURCES
@@ -226,7 +225,7 @@ def stale(code):
         with open(stamp_path(code), encoding="utf-8") as f:
             stamped = json.load(f)
     except OSError:
-        return [f"{stamp_path(code)} is missing: run python -m grading.editions stamp {code}"]
+        return [f"{stamp_path(code)} is missing: run python -m grading editions stamp {code}"]
     current, found = english_sources(), []
     for notebook in current:
         for cell in sections(code, notebook):
@@ -250,7 +249,7 @@ def problems(code):
 
 def build(code, assignment="attention"):
     """nbgrader's source folder for one edition of one part: its translated notebooks and nothing
-    else (the release gets the checkpoints package from grading.course); its path."""
+    else (the release gets the checkpoints package from grading.authoring.course); its path."""
     if code == ENGLISH:
         return os.path.dirname(SOURCE)
     books = {notebook: translated(code, notebook) for notebook in master_notebooks(assignment)}
@@ -265,27 +264,30 @@ def build(code, assignment="attention"):
     return os.path.dirname(target)
 
 
-def main(argv):
-    """check [codes] | build code."""
-    if argv[:1] == ["check"]:
-        codes = argv[1:] or languages()
-        report = {code: problems(code) for code in codes}
+def arguments(parser, command):
+    """`python -m grading editions check [codes] | build code [part] | stamp code`."""
+    action = parser.add_subparsers(dest="action", required=True)
+    check = action.add_parser("check", help="every edition complete and its code unchanged")
+    check.add_argument("codes", nargs="*", help="only these editions (default all)")
+    build_one = action.add_parser("build", help="build one edition's notebooks for nbgrader")
+    build_one.add_argument("code")
+    build_one.add_argument("part", nargs="?", help="attention (default) or xslm")
+    stamp_one = action.add_parser("stamp", help="record that an edition translates today's English")
+    stamp_one.add_argument("code")
+
+
+def main(args):
+    """Check, build or stamp editions; the exit status."""
+    if args.action == "check":
+        report = {code: problems(code) for code in args.codes or languages()}
         for code, found in report.items():
             print(f"{code}: " + ("complete" if not found else f"{len(found)} problems"))
             for line in found:
                 print(f"  {line}")
-        raise SystemExit(1 if any(report.values()) else 0)
-    if argv[:1] == ["build"] and len(argv) in (2, 3):
-        print(build(*argv[1:]))
-        return
-    if argv[:1] == ["stamp"] and len(argv) == 2:
-        stamp(argv[1])
-        print(f"{stamp_path(argv[1])}: the {argv[1]} edition translates today's English")
-        return
-    raise SystemExit(
-        "usage: python -m grading.editions check [codes] | build code [part] | stamp code"
-    )
-
-
-if __name__ == "__main__":
-    main(sys.argv[1:])
+        return 1 if any(report.values()) else 0
+    if args.action == "build":
+        print(build(args.code, *([args.part] if args.part else [])))
+        return 0
+    stamp(args.code)
+    print(f"{stamp_path(args.code)}: the {args.code} edition translates today's English")
+    return 0

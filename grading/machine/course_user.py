@@ -1,13 +1,13 @@
 """The course user: the unprivileged account grading runs as, set up by root once per boot.
 
-    python -m grading.course_user setup      # as root: what `make course-user` runs
-    python -m grading.course_user check      # as anyone: what is set up, and what is missing
+    python -m grading course-user setup      # as root: what `make course-user` runs
+    python -m grading course-user check      # as anyone: what is set up, and what is missing
 
 Set-up makes, when they are missing:
 - the system account USER (no login, no home) and its group;
 - its subordinate ids, SANDBOX_UIDS in /etc/subuid and /etc/subgid, so each of its sandboxes runs
-  under a uid of its own (grading.sandbox, "mapped"); newuidmap (Debian's uidmap) maps them;
-- this course's parent cgroup in each hierarchy, given to USER (grading.cgroups.delegate), so
+  under a uid of its own (grading.judge.sandbox, "mapped"); newuidmap (Debian's uidmap) maps them;
+- this course's parent cgroup in each hierarchy, given to USER (grading.judge.cgroups.delegate), so
   its sandboxes' processes are capped, frozen and ended without root. cgroups live in memory:
   set-up runs again after a reboot.
 
@@ -21,7 +21,6 @@ autograded/, judged/, feedback/, records/) the course user's, and the command ru
 with `environment()`, its output relayed by root's process (`handed_over`).
 """
 
-import argparse
 import codecs
 import ctypes
 import os
@@ -34,7 +33,10 @@ import subprocess
 import sys
 import threading
 
-from grading import cgroups, paths, postgres, records, sandbox
+from grading import paths
+from grading.judge import cgroups, sandbox
+from grading.nbgrader import records
+from grading.scale import postgres
 
 USER = "attention-grader"
 
@@ -82,7 +84,7 @@ def run(argv):
 def setup(name=USER):
     """As root: make the course user, its subordinate ids and its cgroups; the user's entry."""
     if os.geteuid() != 0:
-        raise SystemExit("grading.course_user setup needs root (it creates an account)")
+        raise SystemExit("grading.machine.course_user setup needs root (it creates an account)")
     if account(name) is None:
         print(f"Creating the course user {name} (a system account: no login, no home)", flush=True)
         run(["useradd", "--system", "--user-group", "--no-create-home", "--home-dir",
@@ -101,7 +103,7 @@ def setup(name=USER):
 
 # What grading writes in the class, made the course user's before it runs: `make collect` unpacks
 # the hand-in zips (downloaded/) into submitted/, intake repairs the handed-in folders in place
-# (grading.intake), nbgrader and the judge write the rest.
+# (grading.nbgrader.intake), nbgrader and the judge write the rest.
 GIVEN = (paths.DOWNLOADED, paths.SUBMITTED, paths.AUTOGRADED, paths.JUDGED, paths.FEEDBACK,
          paths.RECORDS)  # fmt: skip
 DEEPEST = 64  # folders below a given one that are handed over; deeper ones are left as they are
@@ -116,7 +118,7 @@ def environment(env=None):
     """The environment of a process grading starts: as root, the course user's (the course's
     tools and class, no home).
 
-    A PostgreSQL DB_URL names a password file only its owner may read (grading.postgres): its
+    A PostgreSQL DB_URL names a password file only its owner may read (grading.scale.postgres): its
     password is passed as PGPASSWORD, which only the course user's own processes can read (every
     sandbox starts from an empty environment). Anyone but root keeps env as it is.
     """
@@ -324,17 +326,16 @@ def give_folder(fd, ids, depth):
             continue
 
 
-def main(argv=None):
-    """The command line: setup or check."""
-    parser = argparse.ArgumentParser(
-        prog="python -m grading.course_user",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    parser.add_argument("command", choices=["setup", "check"])
+def arguments(parser, command):
+    """`python -m grading course-user setup|check [--user NAME]`."""
+    parser.add_argument("action", choices=["setup", "check"],
+                        help="setup (as root: what make course-user runs) or check")  # fmt: skip
     parser.add_argument("--user", default=USER, help=f"the account's name (default {USER})")
-    args = parser.parse_args(argv)
-    if args.command == "setup":
+
+
+def main(args):
+    """Set the course user up (setup), then say what is set up and what is missing."""
+    if args.action == "setup":
         setup(args.user)
     gaps = missing(args.user)
     for gap in gaps:
@@ -342,7 +343,3 @@ def main(argv=None):
     if not gaps:
         print(f"The course user {args.user} is set up: grading can run without root.")
     return 1 if gaps else 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

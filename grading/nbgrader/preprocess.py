@@ -14,6 +14,7 @@ What the kernel prints in a graded cell is discarded: the scores nbgrader saves 
 """
 
 import asyncio
+import importlib
 import json
 import os
 import re
@@ -29,9 +30,11 @@ from nbgrader.preprocessors import Execute, NbGraderPreprocessor
 from traitlets import Bool
 
 from checkpoints import i18n
-from grading import cgroups, judge, sandbox, warm_kernels, xslm_judge
+from grading import parts
+from grading.judge import cgroups, core, sandbox
 from grading.parts import ASSIGNMENT
 from grading.paths import JUDGED, SUBMITTED, masters
+from grading.scale import warm_kernels
 
 
 def record_path(student, notebook):
@@ -187,7 +190,7 @@ KERNEL_FLAGS = ["--IPKernelApp.ignore_cwd=True", f"--IPKernelApp.exec_lines={CWD
 
 class NotAsRoot(NbGraderPreprocessor):
     """Root never grades. Every grading command root starts hands itself over to the course user
-    (grading.course_user); an Autograde that still runs as root (the formgrader's button, in a
+    (machine.course_user); an Autograde that still runs as root (the formgrader's button, in a
     server root started) fails here, first of the autograde preprocessors, before any learner
     code runs. (nbgrader only logs an exception of the intake hook, so the check is here.)"""
 
@@ -204,11 +207,11 @@ class NotAsRoot(NbGraderPreprocessor):
 class SandboxedKernelManager(AsyncKernelManager):
     """A kernel launched inside the sandbox, talking over ipc sockets in a folder bound into it.
 
-    With a forker (warm kernels, grading.warm_kernels) the kernel is forked in the submission's
+    With a forker (warm kernels, scale.warm_kernels) the kernel is forked in the submission's
     warm sandbox instead; if that sandbox fails, the kernel is started from scratch as usual.
     """
 
-    runtime = None  # this kernel's socket folder (grading.sandbox.socket_folder)
+    runtime = None  # this kernel's socket folder (grading.judge.sandbox.socket_folder)
     staging = None  # the host folder of staged copies, /handed-in inside
     handed_in = None  # the name of this notebook's staged copy in it
     forker = None
@@ -308,7 +311,7 @@ class SandboxedExecute(Execute):
 
     warm_kernels = Bool(
         False,
-        help="Fork each notebook's kernel in one warm sandbox per submission (grading.farm).",
+        help="Fork each notebook's kernel in one warm sandbox per submission (grading.scale.farm).",
     ).tag(config=True)
 
     def create_kernel_manager(self):
@@ -412,18 +415,22 @@ def judgement_for(student, assignment=ASSIGNMENT):
     outputs/. Any other Judgement is closed.
     """
     folder = os.path.join(SUBMITTED, student, assignment)
-    key = (student, assignment, judge.fingerprint(folder))
+    key = (student, assignment, core.fingerprint(folder))
     if key not in _current:
         for old in list(_current):
             _current.pop(old).close()  # its workers end now, not when nbgrader exits
-        part_two = assignment == xslm_judge.ASSIGNMENT
-        _current[key] = (xslm_judge.XslmJudgement if part_two else judge.Judgement)(folder)
+        _current[key] = part_judge(assignment).Judgement(folder)
     return _current[key]
+
+
+def part_judge(assignment):
+    """The judge module of a part (parts.JUDGES): its Judgement class and its CELLS."""
+    return importlib.import_module(parts.JUDGES[assignment])
 
 
 def graded_cells(assignment):
     """{grade_id: (kind, what)} of the assignment's graded cells."""
-    return xslm_judge.CELLS if assignment == xslm_judge.ASSIGNMENT else judge.CELLS
+    return part_judge(assignment).CELLS
 
 
 def verdict_outputs(verdict):
@@ -480,7 +487,7 @@ def relevant(problems, cells, graded=None):
 
     Each is said once, where it costs.
     """
-    names = {(graded or judge.CELLS)[g][1] for g in cells}
+    names = {(graded or graded_cells(ASSIGNMENT))[g][1] for g in cells}
     return [
         p
         for p in problems

@@ -1,7 +1,7 @@
 """The course's own copy of its Python interpreter, so that every account and every sandbox runs
 the same Python: `make` builds .venv from it.
 
-    python3 -m grading.interpreter .venv     # make the copy if needed, then the venv from it
+    python3 -m grading interpreter .venv     # make the copy if needed, then the venv from it
 
 An interpreter installed under a home folder (pyenv's, under /root) cannot be run by the course
 user (`make course-user`), and inside a sandbox, where no home folder exists, its library search
@@ -19,7 +19,7 @@ import shutil
 import subprocess
 import sys
 
-from grading import system
+from grading.machine import system
 from grading.paths import PYTHON_COPY
 
 SYSTEM_TREES = ("/usr", "/bin", "/lib")  # where Debian installs Python: every account can run it
@@ -94,14 +94,13 @@ def venv(folder, python):
     subprocess.run([python, "-m", "venv", folder], check=True)
 
 
-def main(argv):
-    """`python3 -m grading.interpreter VENV`: the venv, built from interpreter()."""
-    if len(argv) != 1 or argv[0].startswith("-"):
-        raise SystemExit("usage: python3 -m grading.interpreter VENV_FOLDER")
+def arguments(parser, command):
+    """`python3 -m grading interpreter VENV`."""
+    parser.add_argument("venv", help="the folder of the virtual environment to make (.venv)")
+
+
+def main(args):
+    """The venv, built from interpreter()."""
     python = interpreter()
-    venv(argv[0], python)
-    print(f"{argv[0]}: a venv of {python}", file=sys.stderr)
-
-
-if __name__ == "__main__":
-    main(sys.argv[1:])
+    venv(args.venv, python)
+    print(f"{args.venv}: a venv of {python}", file=sys.stderr)

@@ -21,7 +21,7 @@ import stat
 
 import nbformat
 
-from grading.masters import PARTS, install_package, notebooks
+from grading.authoring.masters import PARTS, install_package, notebooks
 from grading.parts import ASSIGNMENT
 from grading.paths import JUDGED
 

@@ -2,10 +2,10 @@
 
     make autograde JOBS=N | SCHEDULER=tcp://host:8786 | SCHEDULER=local   (grading.classroom)
 
-A grading server (`python -m grading.farm serve`) imports nbgrader and the course once, then
+A grading server (`python -m grading serve`) imports nbgrader and the course once, then
 autogrades one submission per request, in its own process, with nbgrader's own Autograde converter
 (so the sandboxed kernel, the judge and the gradebook work exactly as with `nbgrader autograde`),
-its kernels forked in one warm sandbox per submission (grading.warm_kernels).
+its kernels forked in one warm sandbox per submission (grading.scale.warm_kernels).
 Locally, N servers take submissions from one queue; on a Dask cluster each task hands one
 submission to a server on the worker's machine. A server that dies is replaced and its submission
 tried once more (so is one whose server says nothing for ATTENTION_SUBMISSION_SECONDS); a
@@ -28,9 +28,11 @@ import threading
 import time
 from dataclasses import dataclass
 
-from grading import course, course_user, warm_kernels
+from grading.authoring import course
+from grading.machine import course_user
 from grading.parts import ASSIGNMENT
 from grading.paths import GRADER_CONFIG, JUDGED, ROOT, SUBMITTED, db_url
+from grading.scale import warm_kernels
 
 ATTEMPTS = 2  # a submission whose server died is tried once more, then reported
 SUBMISSION_SECONDS = 900  # one submission takes about 10 s; a server silent this long is stuck
@@ -176,7 +178,7 @@ def serve(lines=sys.stdin, reply=sys.stdout):
         reply.flush()
 
 
-SERVER = ["-m", "grading.farm", "serve"]  # a grading server's command, after the interpreter
+SERVER = ["-m", "grading", "serve"]  # a grading server's command, after the interpreter
 
 
 class Server:
@@ -347,13 +349,11 @@ def autograde(students, jobs=None, scheduler=None, force=False, assignment=ASSIG
         bar.close()
 
 
-def main(argv):
-    """`python -m grading.farm serve`: one grading server (make autograde starts them)."""
-    if argv != ["serve"]:
-        raise SystemExit(__doc__)
+def arguments(parser, command):
+    """`python -m grading serve`: no options."""
+
+
+def main(args):
+    """One grading server on stdin/stdout (make autograde starts them)."""
     replies, sys.stdout = sys.stdout, sys.stderr  # a stray print cannot break a reply line
     serve(reply=replies)
-
-
-if __name__ == "__main__":
-    main(sys.argv[1:])

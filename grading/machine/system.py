@@ -1,6 +1,6 @@
 """The Debian packages the course's commands need, made sure of before they start.
 
-    python3 -m grading.system sandbox browser postgres    # what `make test` runs first
+    python3 -m grading system sandbox browser postgres    # what `make test` runs first
 
 For each need it looks for the programs that need brings. As root, on a machine with apt-get, it
 installs the packages that are missing; otherwise it stops (exit 1) before anything else runs and
@@ -61,7 +61,9 @@ NEEDS = {
     "npm": [Program("npm", "npm", "MathJax for the feedback pages (from the npm registry)")],
     "interpreter": [
         Program(
-            "patchelf", "patchelf", "the course's own copy of its Python (grading/interpreter.py)"
+            "patchelf",
+            "patchelf",
+            "the course's own copy of its Python (grading/machine/interpreter.py)",
         )
     ],
 }
@@ -76,7 +78,9 @@ def missing(needs):
     """The Programs of the named needs that this machine lacks, in order, each once."""
     unknown = [n for n in needs if n not in NEEDS]
     if unknown:
-        raise SystemExit(f"grading.system: unknown need {unknown[0]!r}; known: {', '.join(NEEDS)}")
+        raise SystemExit(
+            f"grading.machine.system: unknown need {unknown[0]!r}; known: {', '.join(NEEDS)}"
+        )
     programs = [p for n in needs for p in NEEDS[n]]
     return [p for k, p in enumerate(programs) if p not in programs[:k] and not p.found()]
 
@@ -147,5 +151,12 @@ def ensure(needs):
     return 1
 
 
-if __name__ == "__main__":
-    sys.exit(ensure(sys.argv[1:]))
+def arguments(parser, command):
+    """`python3 -m grading system NEED ...`."""
+    parser.add_argument("needs", nargs="+", choices=sorted(NEEDS), metavar="need",
+                        help=f"what the command needs: {', '.join(NEEDS)}")  # fmt: skip
+
+
+def main(args):
+    """Make sure of the programs these needs bring; the exit status."""
+    return ensure(args.needs)

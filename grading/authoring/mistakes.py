@@ -7,7 +7,7 @@ It drives the fingerprints that ship with the checkpoints, the catalogue tests a
 import ast
 
 from checkpoints.catalogue import BY_NAME
-from grading.reference import load_source_module, reference_source
+from grading.judge.reference import load_source_module, reference_source
 
 # name -> (function replaced, source of the buggy function); each uses model.py's other functions.
 BUGGY = {

@@ -1,6 +1,6 @@
 """The program inside a submission's warm sandbox: ipykernel imported once, one fork per kernel.
 
-Started by grading.warm_kernels as `python -c <this file's text>` inside the sandbox (the course is
+Started by scale.warm_kernels as `python -c <this file's text>` inside the sandbox (the course is
 not visible there, so it imports nothing of it). It answers one JSON line on stdout for each JSON
 line on stdin:
 
@@ -48,7 +48,7 @@ SITE = os.path.dirname(os.path.dirname(kernelapp.__file__))
 LAUNCHER = os.path.join(SITE, "ipykernel_launcher.py")  # what sys.argv[0] is in a kernel
 
 
-WORKDIR, HANDED_IN = "/submission", "/handed-in"  # as grading.sandbox binds them
+WORKDIR, HANDED_IN = "/submission", "/handed-in"  # as grading.judge.sandbox binds them
 SCRATCH = ("/tmp", "/var/tmp", "/dev/shm", WORKDIR)
 
 

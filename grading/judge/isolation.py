@@ -2,12 +2,12 @@
 
 The learner's functions call each other through model.py's module globals. While grading, the
 judge's worker replaces those globals with oracles the judge answers with the reference
-(grading/judge.py), so a wrong softmax costs only the softmax checkpoint. `underlay` does the same
+(judge/attention.py), so a wrong softmax costs only the softmax checkpoint. `underlay` does the same
 in one process, for the project's own tests of trusted code (alternatives, benchmarks).
 """
 
 from checkpoints.steps import USES
-from grading.reference import reference
+from grading.judge.reference import reference
 
 # What each checkpoint's functions call from earlier steps (the functions replaced underneath).
 UNDERLAY = USES

@@ -1,6 +1,6 @@
 """make collect: the in-browser edition's hand-in zips into submitted/, via nbgrader zip_collect.
 
-python -m grading.collect [--part xslm] [--force]
+python -m grading collect [--part xslm] [--force]
 
 Each learner's zip is downloaded/<part>/archive/<student>.zip. A zip is learner input: before
 nbgrader unpacks anything, each one is opened and refused if it is not a zip, if an entry would
@@ -15,9 +15,9 @@ import shutil
 import sys
 import zipfile
 
-from grading import course_user
-from grading.course import nbgrader
-from grading.masters import PARTS
+from grading.authoring.course import nbgrader
+from grading.authoring.masters import PARTS
+from grading.machine import course_user
 from grading.parts import ASSIGNMENT
 from grading.paths import downloaded
 
@@ -74,14 +74,15 @@ def collect(part=ASSIGNMENT, force=False):
         raise SystemExit(f"nbgrader zip_collect {part} failed (its log is above){again}")
 
 
-def main(argv):
-    """[--part NAME] [--force]"""
-    argv = list(argv)
-    force = "--force" in argv
-    part = argv[argv.index("--part") + 1] if "--part" in argv[:-1] else ASSIGNMENT
-    course_user.become([sys.executable, "-m", "grading.collect", *argv])  # zips: never root's
-    collect(part, force)
+def arguments(parser, command):
+    """`python -m grading collect [--part NAME] [--force]`."""
+    parser.add_argument("--part", choices=list(PARTS), default=ASSIGNMENT,
+                        help="the part whose zips to collect (default attention)")  # fmt: skip
+    parser.add_argument("--force", action="store_true",
+                        help="extract every zip again, over what was collected before")  # fmt: skip
 
 
-if __name__ == "__main__":
-    main(sys.argv[1:])
+def main(args):
+    """Collect as the course user: learners' zips are never opened by root."""
+    course_user.become([sys.executable, "-m", "grading", "collect", *args.argv])
+    collect(args.part, args.force)

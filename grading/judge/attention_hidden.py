@@ -4,7 +4,7 @@ Random sizes and magnitudes, masks and edge cases, drawn from SEED. multi_head a
 meet random non-causal masks (some query sees a later key), so code that swaps the mask it is
 given for the causal one fails them.
 
-Only the judge (grading/judge.py) runs them, in its own process, on a RemoteModel whose calls go
+Only the judge (judge/attention.py) runs them, in its own process, on a RemoteModel whose calls go
 to the sandboxed worker; the hidden cells of the notebooks are placeholders. Feedback shows no
 inputs and no seed: only counts, the first gap, and the diagnosis.
 """
@@ -18,7 +18,7 @@ from checkpoints.compare import canonical, first_difference
 from checkpoints.diagnose import pos_encoding_signature
 from checkpoints.probes import attempt
 from checkpoints.properties import leaks, renormalised
-from grading.reference import reference
+from grading.judge.reference import reference
 
 SEED = 20261129
 

@@ -1,7 +1,7 @@
 """A local PostgreSQL server for the gradebook, from Debian's `postgresql` package.
 
-    python -m grading.postgres start [folder] [port]   # initialise (once), start, print DB_URL
-    python -m grading.postgres stop [folder]
+    python -m grading postgres start [folder] [port]   # initialise (once), start, print DB_URL
+    python -m grading postgres stop [folder]
 
 For demos and tests on one machine; a real deployment points DB_URL at its own server. The
 server keeps everything in `folder` (default .postgres/ in the course, git-ignored), listens on
@@ -226,7 +226,7 @@ def _secure(programs, folder, data):
     if _running(programs, data):
         raise RuntimeError(
             f"the PostgreSQL server in {folder} is running and {why}: stop it "
-            f"(make postgres-stop, or python -m grading.postgres stop {folder}) and start it "
+            f"(make postgres-stop, or python -m grading postgres stop {folder}) and start it "
             "again; start then sets a new password and requires it"
         )
     secret = password(folder) if not lost else _new_password(folder)
@@ -269,20 +269,22 @@ def stop(folder=FOLDER):
         run([f"{bin_dir()}/pg_ctl", "-D", data, "-m", "fast", "-w", "stop"])
 
 
-def main(argv):
-    """`start [folder] [port]` prints the DB_URL to use; `stop [folder]`."""
-    if argv[:1] == ["start"]:
-        folder = os.path.abspath(argv[1]) if len(argv) > 1 else FOLDER
-        print(f"DB_URL={start(folder, int(argv[2]) if len(argv) > 2 else PORT)}")
-    elif argv[:1] == ["stop"]:
-        stop(os.path.abspath(argv[1]) if len(argv) > 1 else FOLDER)
-        print("stopped")
-    else:
-        raise SystemExit(__doc__)
+def arguments(parser, command):
+    """`python -m grading postgres start [folder] [port] | stop [folder]`."""
+    parser.add_argument("action", choices=["start", "stop"])
+    parser.add_argument("folder", nargs="?", default=FOLDER,
+                        help="the server's folder (default .postgres/)")  # fmt: skip
+    parser.add_argument("port", nargs="?", type=int, default=PORT,
+                        help=f"with start: the port (default {PORT})")  # fmt: skip
 
 
-if __name__ == "__main__":
+def main(args):
+    """`start` prints the DB_URL to use; `stop` stops the server."""
     try:
-        main(sys.argv[1:])
+        if args.action == "start":
+            print(f"DB_URL={start(os.path.abspath(args.folder), args.port)}")
+        else:
+            stop(os.path.abspath(args.folder))
+            print("stopped")
     except (PostgresUnavailable, RuntimeError) as err:
         raise SystemExit(str(err)) from None

@@ -3,16 +3,15 @@
 Part one's masters write model.py and three artifacts; part two's (notebooks/xslm) write engine.py
 and gpt.py, kept in xslm/ as part two's reference, and three artifacts of their own.
 
-python -m grading.masters            # run both parts' notebooks, report time per notebook
-python -m grading.masters --update   # ...and copy the reference files and outputs/ into the repo
-python -m grading.masters --check    # ...and exit 1 if the committed ones have drifted
-python -m grading.masters xslm       # one part only (attention or xslm), with any flag
+python -m grading masters            # run both parts' notebooks, report time per notebook
+python -m grading masters --update   # ...and copy the reference files and outputs/ into the repo
+python -m grading masters --check    # ...and exit 1 if the committed ones have drifted
+python -m grading masters xslm       # one part only (attention or xslm), with any flag
 """
 
 import filecmp
 import os
 import shutil
-import sys
 import tempfile
 import time
 
@@ -125,27 +124,33 @@ def update(work, part):
         shutil.copy(os.path.join(work, made), os.path.join(ROOT, ours))
 
 
-def main(argv):
-    """`python -m grading.masters [attention|xslm] [--update|--check]`: run, refresh or compare."""
-    parts = [a for a in argv if not a.startswith("--")] or list(PARTS)
-    if set(parts) - set(PARTS):
-        raise SystemExit(f"usage: python -m grading.masters [{'|'.join(PARTS)}] [--update|--check]")
+def arguments(parser, command):
+    """`python -m grading masters [attention|xslm ...] [--update | --check]`."""
+    parser.add_argument("parts", nargs="*", metavar="part",
+                        help=f"only these parts ({', '.join(PARTS)}; default all)")  # fmt: skip
+    then = parser.add_mutually_exclusive_group()
+    then.add_argument("--update", action="store_true",
+                      help="copy the reference files and outputs/ into the repository")  # fmt: skip
+    then.add_argument("--check", action="store_true",
+                      help="exit 1 if the committed ones have drifted")  # fmt: skip
+
+
+def main(args):
+    """Run each part's master notebooks; refresh or compare what they write; the exit status."""
+    if set(args.parts) - set(PARTS):
+        raise SystemExit(f"no part {sorted(set(args.parts) - set(PARTS))[0]!r}: {', '.join(PARTS)}")
     failed = 0
-    for part in parts:
+    for part in args.parts or list(PARTS):
         with tempfile.TemporaryDirectory() as scratch:
             work, timings = run_masters(scratch, part=part)
             print(f"{part}: all {len(timings)} notebooks: {sum(timings.values()):.1f} s")
-            if "--update" in argv:
+            if args.update:
                 update(work, part)
                 print(f"{part}: updated {', '.join(PARTS[part][1].values())} from the masters")
             changed = drift(work, part)
             if changed:
                 print(f"{part}: differs from the master notebooks: " + ", ".join(changed))
-                failed = failed or "--check" in argv
+                failed = failed or args.check
             else:
                 print(f"{part}: the reference files match the master notebooks")
     return 1 if failed else 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))

@@ -2,22 +2,21 @@
 
 They record how the reference and every catalogued mistake answer each probe.
 
-python -m grading.fingerprints          # rewrite both files
-python -m grading.fingerprints --check  # exit 1 if a committed file is stale
+python -m grading fingerprints          # rewrite both files
+python -m grading fingerprints --check  # exit 1 if a committed file is stale
 """
 
 import json
 import os
-import sys
 
 from checkpoints.catalogue import at_checkpoint
 from checkpoints.compare import to_strict_json
 from checkpoints.diagnose import FINGERPRINTS_FILE, probe_signatures
 from checkpoints.probes import CHECKPOINTS
 from checkpoints.xslm import checks as xslm_checks
-from grading.mistakes import buggy_model
+from grading.authoring.mistakes import buggy_model
+from grading.judge.reference import reference
 from grading.paths import ROOT
-from grading.reference import reference
 
 
 def build():
@@ -62,12 +61,18 @@ def render(table):
     return json.dumps(to_strict_json(table), indent=1, sort_keys=True, allow_nan=False) + "\n"
 
 
-def main(argv):
+def arguments(parser, command):
+    """`python -m grading fingerprints [--check]`."""
+    parser.add_argument("--check", action="store_true",
+                        help="only compare: exit 1 if a committed file is stale")  # fmt: skip
+
+
+def main(args):
     """Rewrite both files, or with --check only compare them; the exit status (1: stale)."""
     stale = []
     for path, table in [(FINGERPRINTS_FILE, build()), (xslm_checks.ANSWERS_FILE, build_xslm())]:
         text, name = render(table), os.path.relpath(path, ROOT)
-        if "--check" in argv:
+        if args.check:
             with open(path, encoding="utf-8") as f:
                 if f.read() != text:
                     stale.append(name)
@@ -75,14 +80,10 @@ def main(argv):
         with open(path, "w", encoding="utf-8") as f:
             f.write(text)
         print(f"wrote {name}")
-    if "--check" in argv:
+    if args.check:
         print(
-            f"{', '.join(stale)} stale: run `python -m grading.fingerprints`"
+            f"{', '.join(stale)} stale: run `python -m grading fingerprints`"
             if stale
             else "the fingerprints and part two's answers are up to date"
         )
     return 1 if stale else 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))

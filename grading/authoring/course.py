@@ -1,10 +1,10 @@
 """Instructor and learner commands on top of nbgrader (the Makefile calls these).
 
-python -m grading.course release [--edition ko]   # student edition in release/attention
-                                                  # (another edition: release-ko/attention)
-python -m grading.course workspace [--edition ko] # learner workspace in workspace/
-python -m grading.course release --part xslm      # part two's student edition: release/xslm
-python -m grading.course workspace --part xslm    # part two's notebooks, in the same workspace
+python -m grading release [--edition ko]     # student edition in release/attention
+                                             # (another edition: release-ko/attention)
+python -m grading workspace [--edition ko]   # learner workspace in workspace/
+python -m grading release --part xslm        # part two's student edition: release/xslm
+python -m grading workspace --part xslm      # part two's notebooks, in the same workspace
 """
 
 import os
@@ -16,7 +16,7 @@ import nbformat
 
 from checkpoints.i18n import DEFAULT as ENGLISH
 from grading import paths
-from grading.masters import PARTS, SOURCE, install_package, notebooks
+from grading.authoring.masters import PARTS, SOURCE, install_package, notebooks
 from grading.parts import ASSIGNMENT
 from grading.paths import COURSE, ROOT, WORKSPACE
 
@@ -61,10 +61,10 @@ def release(edition=ENGLISH, assignment=ASSIGNMENT):
 
     Learner files in the master folder (model.py, outputs/) would ship with the student edition.
     English is registered in the gradebook (`nbgrader generate_assignment`); another edition is
-    generated from its built source (grading.editions) with --no-db: its graded cells are the
+    generated from its built source (authoring.editions) with --no-db: its graded cells are the
     English ones byte for byte, so the gradebook grades every edition alike.
     """
-    from grading import editions
+    from grading.authoring import editions
 
     if assignment not in PARTS:
         raise SystemExit(f"no part {assignment!r}: there are {', '.join(PARTS)}")
@@ -117,7 +117,7 @@ def fill(book, solutions, replace=None):
 
     replace maps a function name to buggy code; a cell defining it gets that version instead.
     """
-    from grading.mistakes import replace_function
+    from grading.authoring.mistakes import replace_function
 
     for cell in book.cells:
         gid = cell.metadata.get("nbgrader", {}).get("grade_id")
@@ -185,25 +185,18 @@ def workspace(dest=WORKSPACE, edition=ENGLISH, assignment=ASSIGNMENT):
     return dest
 
 
-def main(argv):
-    """release | workspace [folder], each with [--edition CODE] [--part NAME]."""
-    argv, options = list(argv), {"--edition": ENGLISH, "--part": ASSIGNMENT}
-    for flag in options:
-        if flag in argv:
-            at = argv.index(flag)
-            options[flag] = argv[at + 1] if at + 1 < len(argv) else ""
-            del argv[at : at + 2]
-    edition, assignment = options["--edition"], options["--part"]
-    if argv[:1] == ["release"] and len(argv) == 1:
-        return release(edition, assignment)
-    if argv[:1] == ["workspace"] and len(argv) <= 2:
-        folders = [os.path.abspath(a) for a in argv[1:]]
-        return workspace(*folders, edition=edition, assignment=assignment)
-    raise SystemExit(
-        "usage: python -m grading.course {release|workspace [folder]} [--edition en|ko|ja] "
-        "[--part attention|xslm]"
-    )
+def arguments(parser, command):
+    """`python -m grading release|workspace [folder] [--edition CODE] [--part NAME]`."""
+    if command == "workspace":
+        parser.add_argument("folder", nargs="?", help="where (default workspace/)")
+    parser.add_argument("--edition", default=ENGLISH, help="the language edition: en, ko or ja")
+    parser.add_argument("--part", choices=list(PARTS), default=ASSIGNMENT,
+                        help="the part (default attention)")  # fmt: skip
 
 
-if __name__ == "__main__":
-    main(sys.argv[1:])
+def main(args):
+    """Build the release, or the workspace, of one part in one edition."""
+    if args.command == "release":
+        return release(args.edition, args.part)
+    folders = [os.path.abspath(args.folder)] if args.folder else []
+    return workspace(*folders, edition=args.edition, assignment=args.part)

@@ -13,7 +13,7 @@ which any of them is lost:
 A process stopped at any point leaves every record readable in one place or the other, and the
 next `settle()` finishes the move. Two processes settling at once are safe: one rename wins, the
 other's folder is discarded. What it says goes to stderr: stdout is a grading server's reply
-pipe (grading/farm.py). Standard library only.
+pipe (grading/scale/farm.py). Standard library only.
 """
 
 import glob
