@@ -109,3 +109,46 @@ def test_a_circle_is_found_when_there_is_one():
     """The circle finder itself: a → b → c → a is one group, d alone is none."""
     edges = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
     assert circles(edges) == [["a", "b", "c"]]
+
+
+def raw_imports(path):
+    """Every module name an import statement of the file names (the course's and any other)."""
+    names = set()
+    for node in ast.walk(ast.parse(open(path, encoding="utf-8").read())):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and not node.level:
+            names.add(node.module)
+    return names
+
+
+def test_the_judge_reaches_no_nbgrader_and_no_other_room():
+    """The judge decides every point: it imports nothing of nbgrader, and of the grading side
+    only its own room, the paths, the parts registry and the machine's program finder (the
+    sandbox's bubblewrap), so nothing else there can steer it."""
+    allowed = ("grading.judge", "grading.paths", "grading.parts", "grading.machine.system")
+    edges, known = graph(), course_modules()
+    judge = [name for name in known if name.startswith("grading.judge")]
+    assert {"grading.judge.core", "grading.judge.attention", "grading.judge.xslm"} <= set(judge)
+    for name in judge:
+        outside = {
+            n for n in raw_imports(known[name]) if n.split(".")[0] in ("nbgrader", "nbformat")
+        }
+        assert not outside, f"{name} imports {sorted(outside)}"
+        rooms = {
+            n
+            for n in edges[name]
+            if n.startswith("grading.") and not n.startswith(allowed) and n != "grading.machine"
+        }
+        assert not rooms, f"{name} imports {sorted(rooms)}"
+
+
+def test_a_part_of_the_judge_is_reached_only_through_the_registry():
+    """Nothing outside a part's own judge module and the tests picks a part's judge by name:
+    the nbgrader room and the command line find it in grading.parts.JUDGES."""
+    from grading import parts
+
+    edges = graph()
+    for judge in parts.JUDGES.values():
+        users = sorted(n for n, imports in edges.items() if judge in imports and n != judge)
+        assert users == [n for n in users if n.startswith(("bench.", "grading.judge."))], users
