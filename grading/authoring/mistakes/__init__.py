@@ -1,0 +1,64 @@
+"""Every catalogued mistake of part one as real code: what a learner with that mistake writes.
+
+One module per checkpoint (softmax, attention, mask, multi_head, pos_encoding, layer_norm,
+block), named as the catalogue names them (checkpoints/catalogue.py); each function there is a
+mistake (@mistake) or another spelling of one (@spelling), registered in BUGGY and SPELLINGS.
+`buggy_model(name)` is the reference model.py with one function replaced by its buggy version.
+It drives the fingerprints that ship with the checkpoints, the catalogue tests and the demo class.
+"""
+
+import ast
+
+from checkpoints.catalogue import BY_NAME
+from grading.authoring.mistakes import (  # noqa: F401 (each registers its mistakes on import)
+    attention,
+    block,
+    layer_norm,
+    mask,
+    multi_head,
+    pos_encoding,
+    softmax,
+)
+from grading.authoring.mistakes.register import BUGGY, SPELLINGS
+from grading.judge.reference import load_source_module, reference_source
+
+
+def replace_function(source, function, new_code):
+    """source with the top-level `def function` swapped for new_code (the rest untouched)."""
+    lines = source.splitlines(keepends=True)
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.FunctionDef) and node.name == function:
+            start = node.lineno - 1 - len(node.decorator_list)
+            return (
+                "".join(lines[:start])
+                + new_code.strip("\n")
+                + "\n"
+                + "".join(lines[node.end_lineno :])
+            )
+    raise KeyError(f"model source has no function {function!r}")
+
+
+def buggy_source(name, base=None, spelling=0):
+    """A whole model.py that carries exactly the named mistake.
+
+    Spelling 0 is BUGGY's version, 1… are SPELLINGS'.
+    """
+    function, code = ([BUGGY[name]] + SPELLINGS.get(name, []))[spelling]
+    return replace_function(base if base is not None else reference_source(), function, code)
+
+
+def buggy_model(name, spelling=0):
+    """The model module with exactly the named mistake: buggy_source, loaded under its own name."""
+    return load_source_module(
+        buggy_source(name, spelling=spelling), f"buggy_{name.replace('.', '_')}", f"<{name}>"
+    )
+
+
+def check_catalogue_complete():
+    """Raise AssertionError unless BUGGY and the catalogue name exactly the same mistakes."""
+    missing = sorted(set(BY_NAME) - set(BUGGY))
+    extra = sorted(set(BUGGY) - set(BY_NAME))
+    if missing or extra:
+        raise AssertionError(
+            f"catalogue and code disagree: no code for {missing}, no entry for {extra}"
+        )
