@@ -62,6 +62,11 @@ def ensure_model(path=MODEL_FILE):
             f.write(header())
 
 
+def ensure_model_in(folder):
+    """ensure_model for the model.py of a folder (a learner's workspace)."""
+    ensure_model(os.path.join(folder, MODEL_FILE))
+
+
 def read_sections(text):
     """Split model.py text into (header, {name: section source without its marker})."""
     found = list(_MARKER.finditer(text))

@@ -20,14 +20,14 @@ import time
 
 import nbformat
 
-from grading.authoring import course, masters
+from grading.authoring import course
 from grading.authoring.masters import notebooks
 from grading.authoring.mistakes import BUGGY
 from grading.judge import sandbox
 from grading.judge.reference import load_source_module
 from grading.machine import course_user
 from grading.nbgrader import intake, records
-from grading.parts import ASSIGNMENT
+from grading.parts import ASSIGNMENT, PARTS, XSLM, XSLM_ARTIFACTS, load, registered, suffix
 from grading.paths import (
     AUTOGRADED,
     COURSE,
@@ -76,8 +76,7 @@ def students(assignment=ASSIGNMENT):
 
 def judged_file(student, name, assignment=ASSIGNMENT):
     """judged/<student>/<name>.json, or <name>-<assignment>.json for part two."""
-    suffix = "" if assignment == ASSIGNMENT else f"-{assignment}"
-    return os.path.join(JUDGED, student, f"{name}{suffix}.json")
+    return os.path.join(JUDGED, student, f"{name}{suffix(assignment)}.json")
 
 
 def autograde(names=None, jobs=None, scheduler=None, force=None, assignment=ASSIGNMENT):
@@ -150,7 +149,7 @@ def judge_records(student, assignment=ASSIGNMENT):
     if not os.path.isdir(folder):
         return {}
     out = {}
-    for stem in (os.path.splitext(name)[0] for name in notebooks(masters.PARTS[assignment][0])):
+    for stem in (os.path.splitext(name)[0] for name in notebooks(PARTS[assignment].masters)):
         path = os.path.join(folder, stem + ".json")  # the judge's record, named after its notebook
         if os.path.exists(path):
             with open(path, encoding="utf-8") as f:
@@ -249,7 +248,7 @@ def grades(path=None, assignment=ASSIGNMENT):
 
 def table_file(assignment=ASSIGNMENT):
     """The table make grades writes for an assignment: grades.csv, or grades-xslm.csv."""
-    return GRADES_CSV if assignment == ASSIGNMENT else grades_csv(assignment)
+    return GRADES_CSV if not suffix(assignment) else grades_csv(assignment)
 
 
 def read_grades(path):
@@ -324,7 +323,7 @@ def write_xslm_submission(student, mistake=None):
     dest = os.path.join(SUBMITTED, student, "xslm")
     shutil.rmtree(os.path.dirname(dest), ignore_errors=True)
     shutil.copytree(course.release_folder(assignment="xslm"), dest)
-    solutions = course.solution_cells(masters.XSLM_SOURCE)
+    solutions = course.solution_cells(PARTS[XSLM].masters)
     for name in course.notebooks(dest):
         book = course.fill(nbformat.read(os.path.join(dest, name), 4), solutions)
         nbformat.write(book, os.path.join(dest, name))
@@ -337,7 +336,7 @@ def write_xslm_submission(student, mistake=None):
         with open(os.path.join(dest, filename), "w", encoding="utf-8") as f:
             f.write(text.replace(was, now, 1))
     os.makedirs(os.path.join(dest, "outputs"), exist_ok=True)
-    for artifact in masters.XSLM_ARTIFACTS:
+    for artifact in XSLM_ARTIFACTS:
         shutil.copy(os.path.join(OUTPUTS, artifact), os.path.join(dest, "outputs"))
     return dest
 
@@ -373,8 +372,8 @@ def write_outputs(dest, model_path):
             f.write(text)
 
 
-def start_over():
-    """A clean slate: no submissions, results or SQLite gradebook; the release registered anew.
+def start_over(assignment=ASSIGNMENT):
+    """A clean slate: no submissions, results or SQLite gradebook; the part's release anew.
 
     It clears the class folder of this process (COURSE): the demo calls it only in demo/.
     """
@@ -383,7 +382,7 @@ def start_over():
     if os.path.exists(SQLITE_GRADEBOOK):
         os.remove(SQLITE_GRADEBOOK)
     os.makedirs(COURSE, exist_ok=True)  # nbgrader finds the masters from it (demo/../notebooks)
-    course.release()  # its nbgrader makes records/ (grader_config.configure)
+    course.release(assignment=assignment)  # its nbgrader makes records/ (grader_config)
 
 
 def demo_class():
@@ -453,12 +452,8 @@ def demo(assignment=ASSIGNMENT):
     start = time.perf_counter()
     print(f"make demo: a simulated class in {os.path.relpath(DEMO, ROOT)}/, not the course's own")
     shutil.rmtree(DEMO, ignore_errors=True)  # all of it is the last demo's: no table of it stays
-    start_over()
-    if assignment == ASSIGNMENT:
-        demo_class()
-    else:
-        course.release(assignment=assignment)
-        demo_class_xslm()
+    start_over(assignment)
+    load(registered(assignment).demo)()
     for command in GRADING:  # as an instructor runs them: as root, each hands over
         done = subprocess.run([sys.executable, "-m", "grading", command, "--part",
                                assignment], cwd=ROOT, env=course.tool_environment())  # fmt: skip
@@ -493,7 +488,7 @@ def demo_in_its_folder(assignment=ASSIGNMENT):
 
 def arguments(parser, command):
     """The options of autograde, feedback, grades and demo (`python -m grading CMD --help`)."""
-    parser.add_argument("--part", choices=list(masters.PARTS), default=ASSIGNMENT,
+    parser.add_argument("--part", choices=list(PARTS), default=ASSIGNMENT,
                         help="the part (nbgrader assignment; default attention)")  # fmt: skip
     parser.add_argument("--result-fd", type=int, help=argparse.SUPPRESS)  # as_course_user's file
     if command != "autograde":

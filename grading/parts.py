@@ -1,28 +1,111 @@
-"""The course's parts (nbgrader assignments) and the files a learner hands in for each.
+"""The registry of the course's parts: one entry per nbgrader assignment, and nothing else.
 
-Part one, "attention", is the default wherever a command names no part; part two is "xslm".
+Everything that differs between parts is here, as data: where its masters are and what they
+write, the files a learner hands in, its judge, its share of the checkpoints package, its demo
+class. Every command takes a part's name and looks it up here; nothing outside this file tells
+one part from another by name. The first part is the default wherever a command names none, and
+keeps the plain file names (grades.csv, intake.json); a later part's carry its name.
 """
+
+from dataclasses import dataclass
 
 from checkpoints.artifacts import ARTIFACT_CHECKS, OUTPUTS
 from checkpoints.modelfile import MODEL_FILE
+from checkpoints.xslm import artifacts as xslm_artifacts
+from grading import paths
 
-ASSIGNMENT = "attention"  # part one
-XSLM = "xslm"  # part two, the tiny GPT
 
-# Each part's judge: a module of grading/judge with judge_folder(folder, grade_ids=None).
-JUDGES = {ASSIGNMENT: "grading.judge.attention", XSLM: "grading.judge.xslm"}
+@dataclass(frozen=True)
+class Part:
+    """One part of the course: an nbgrader assignment, from its master notebooks to its judge."""
 
-# Files the learner produces: graded as submitted, never replaced by the source versions.
-LEARNER_FILES = {
-    ASSIGNMENT: [MODEL_FILE] + [f"{OUTPUTS}/{name}" for name in ARTIFACT_CHECKS],
-    XSLM: ["engine.py", "gpt.py"]
-    + [f"{OUTPUTS}/xslm-{name}" for name in ("loss.txt", "weights.json", "samples.txt")],
+    name: str  # the assignment: notebooks/<name>/, submitted/<student>/<name>/
+    label: str  # how a learner counts its notebooks: "8 part-one notebooks"
+    learner_files: list  # what the learner makes: graded as submitted, never replaced
+    reference: dict  # {file its masters write: where the repository keeps it}
+    judge: str  # its module of grading/judge: Judgement, CELLS, judge_folder
+    demo: str  # "module:function" that writes its demo class into submitted/
+    package_leaves_out: list  # what of checkpoints/ its release leaves out (the others' share)
+    prepare_workspace: str  # "module:function": called with a workspace, adds its stub files
+
+    @property
+    def masters(self):
+        """The folder of its master notebooks (nbgrader's source)."""
+        return paths.masters(self.name)
+
+    @property
+    def text_forms(self):
+        """The folder of its master notebooks' text forms."""
+        return paths.text_forms(self.name)
+
+
+def outputs(names):
+    """{outputs/name: outputs/name}: artifacts the masters write, kept where they are written."""
+    return {f"{OUTPUTS}/{name}": f"{OUTPUTS}/{name}" for name in names}
+
+
+XSLM_ARTIFACTS = [
+    xslm_artifacts.LOSS_FILE,
+    xslm_artifacts.WEIGHTS_FILE,
+    xslm_artifacts.SAMPLES_FILE,
+]
+
+PARTS = {
+    part.name: part
+    for part in [
+        Part(
+            name="attention",
+            label="part-one",
+            learner_files=[MODEL_FILE] + [f"{OUTPUTS}/{name}" for name in ARTIFACT_CHECKS],
+            reference={MODEL_FILE: MODEL_FILE, **outputs(ARTIFACT_CHECKS)},
+            judge="grading.judge.attention",
+            demo="grading.classroom:demo_class",
+            package_leaves_out=["xslm"],  # part two's subpackage, answers.json included
+            prepare_workspace="checkpoints.modelfile:ensure_model_in",
+        ),
+        Part(
+            name="xslm",
+            label="part-two",
+            learner_files=["engine.py", "gpt.py"] + [f"{OUTPUTS}/{n}" for n in XSLM_ARTIFACTS],
+            reference={
+                "engine.py": "xslm/engine.py",
+                "gpt.py": "xslm/gpt.py",
+                **outputs(XSLM_ARTIFACTS),
+            },  # fmt: skip
+            judge="grading.judge.xslm",
+            demo="grading.classroom:demo_class_xslm",
+            package_leaves_out=["fingerprints.json"],  # part one's answer table
+            prepare_workspace="checkpoints.xslm.files:ensure_files",
+        ),
+    ]
 }
+ASSIGNMENT = next(iter(PARTS))  # the first part: the default
+XSLM = "xslm"  # part two, the tiny GPT (tests and the demo's students name it)
 
-# What of the checkpoints package (the top-level checkpoints/, the same for every part) a part's
-# student edition leaves out: the other part's checks and answer table. A workspace holding both
-# parts ends up with the whole package.
-PACKAGE_LEAVES_OUT = {
-    ASSIGNMENT: ["xslm"],  # part two's subpackage, answers.json included
-    XSLM: ["fingerprints.json"],  # part one's answer table
-}
+# Files the learner produces, by part; grader_config keeps nbgrader from overwriting any of them.
+LEARNER_FILES = {name: part.learner_files for name, part in PARTS.items()}
+
+
+def registered(name):
+    """The registered part called name; SystemExit naming the parts when there is none."""
+    if name not in PARTS:
+        raise SystemExit(f"no part {name!r}: there are {', '.join(PARTS)}")
+    return PARTS[name]
+
+
+def suffix(name):
+    """ "" for the first part, "-<name>" for a later one: grades.csv, grades-xslm.csv."""
+    return "" if name == ASSIGNMENT else f"-{name}"
+
+
+def learner_programs():
+    """Every learner .py file of every part, by file name: model.py, engine.py, gpt.py."""
+    return sorted({f for p in PARTS.values() for f in p.learner_files if f.endswith(".py")})
+
+
+def load(spec):
+    """The function a "module:function" spec of the registry names."""
+    import importlib
+
+    module, _, function = spec.partition(":")
+    return getattr(importlib.import_module(module), function)

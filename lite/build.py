@@ -47,7 +47,6 @@ KERNEL_EXTENSION = os.path.join(
 )
 # the kernel's own wheels, shipped inside its extension: the kernel itself and an ipykernel shim
 KERNEL_WHEELS = ("pyodide_kernel-", "ipykernel-")
-FIRST_NOTEBOOKS = {"attention": "01-softmax.ipynb", "xslm": "01-engine.ipynb"}
 
 
 def sha256(path):
@@ -211,7 +210,7 @@ def workspaces(dest):
     """dest/<edition>/: each edition's student notebooks of both parts, model.py and the
     checkpoints package, exactly as `make lab EDITION=<edition>` (then PART=xslm) prepares them."""
     from grading.authoring import editions
-    from grading.authoring.masters import PARTS
+    from grading.parts import PARTS
 
     shutil.rmtree(dest, ignore_errors=True)
     for edition in editions.languages():
@@ -232,13 +231,15 @@ def landing_page(content):
     first notebook, which notebooks belong to which part, and how to hand work in."""
     from checkpoints.i18n import lookup
     from grading.authoring import editions
+    from grading.authoring.masters import notebooks
+    from grading.parts import PARTS
 
     blocks = []
     for code in editions.languages():
         links = "".join(
             f'<li><a href="lab/index.html?path={code}/{name}">'
             f"{html.escape(first_heading(os.path.join(content, code, name)))}</a></li>"
-            for name in FIRST_NOTEBOOKS.values()
+            for name in (notebooks(part.masters)[0] for part in PARTS.values())
         )
         name = html.escape(editions.details(code)["name"])
         notes = "".join(

@@ -9,6 +9,7 @@ import re
 import nbformat
 
 from grading.authoring import course, masters
+from grading.parts import PARTS
 
 
 def normalised(text):
@@ -31,7 +32,7 @@ def solution_lines():
     notebooks, at least six tokens long, but not signatures, docstrings, comments, bare loop
     headers or lines the notebooks show elsewhere (the learner is given those anyway)."""
     lines, shown = set(), ""
-    for source, _ in masters.PARTS.values():
+    for source in (part.masters for part in PARTS.values()):
         for code in course.solution_cells(source).values():
             hidden = re.findall(r"BEGIN SOLUTION(.*?)### END SOLUTION", code, re.S)
             lines |= {

@@ -20,7 +20,10 @@ from checkpoints.xslm import checks as xslm_checks
 from checkpoints.xslm import files as xslm_files
 from grading.authoring import course, masters
 from grading.authoring.mistakes import BUGGY, buggy_source
+from grading.parts import PARTS, XSLM
 from xslm import mistakes as xslm_mistakes
+
+XSLM_SOURCE = PARTS[XSLM].masters
 
 pytestmark = pytest.mark.notebooks
 
@@ -96,7 +99,7 @@ def xslm_solutions(texts):
     for text in texts.values():
         sections.update(read_sections(text)[1])
     solutions = {}
-    for gid, source in course.solution_cells(masters.XSLM_SOURCE).items():
+    for gid, source in course.solution_cells(XSLM_SOURCE).items():
         defined = next(
             n for n in xslm_files.STEPS if f"def {n}(" in source or f"class {n}" in source
         )
@@ -125,7 +128,7 @@ def test_a_part_two_mistake_runs_to_its_checkpoint_and_is_named(workspace, name)
         with open(os.path.join(workspace, filename), "w", encoding="utf-8") as f:
             f.write(text)
     solutions = xslm_solutions(texts)
-    notebooks = masters.notebooks(masters.XSLM_SOURCE)
+    notebooks = masters.notebooks(XSLM_SOURCE)
     first, last = min(changed_steps(texts)), xslm_files.step_of(mistake.checkpoint)
     assert first <= last, name
     for step in range(first, last + 1):

@@ -145,10 +145,10 @@ def test_the_judge_reaches_no_nbgrader_and_no_other_room():
 
 def test_a_part_of_the_judge_is_reached_only_through_the_registry():
     """Nothing outside a part's own judge module and the tests picks a part's judge by name:
-    the nbgrader room and the command line find it in grading.parts.JUDGES."""
+    the nbgrader room and the command line find it in the registry, grading.parts.PARTS."""
     from grading import parts
 
     edges = graph()
-    for judge in parts.JUDGES.values():
+    for judge in (part.judge for part in parts.PARTS.values()):
         users = sorted(n for n, imports in edges.items() if judge in imports and n != judge)
         assert users == [n for n in users if n.startswith(("bench.", "grading.judge."))], users

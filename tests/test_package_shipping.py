@@ -8,7 +8,7 @@ import pytest
 
 from grading.authoring import course, masters
 from grading.nbgrader import intake
-from grading.parts import ASSIGNMENT, PACKAGE_LEAVES_OUT, XSLM
+from grading.parts import ASSIGNMENT, PARTS, XSLM
 from grading.paths import LEARNER_PACKAGE, ROOT
 
 pytestmark = pytest.mark.nbgrader
@@ -43,7 +43,9 @@ def test_each_release_ships_its_own_share_of_the_package(part):
     shipped = files_under(os.path.join(course.release(assignment=part), "checkpoints"))
     whole = {p for p in files_under(LEARNER_PACKAGE) if "__pycache__" not in p}
     left_out = {
-        p for p in whole if any(p.split(os.sep)[0] == name for name in PACKAGE_LEAVES_OUT[part])
+        p
+        for p in whole
+        if any(p.split(os.sep)[0] == name for name in PARTS[part].package_leaves_out)
     }
     assert left_out and shipped == whole - left_out
     table = {ASSIGNMENT: "fingerprints.json", XSLM: os.path.join("xslm", "answers.json")}

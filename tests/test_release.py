@@ -9,6 +9,7 @@ import pytest
 
 from checkpoints import i18n
 from grading.authoring import course, editions, masters
+from grading.parts import ASSIGNMENT, PARTS
 from grading.paths import ROOT
 from tests.leaks import leaked_lines, solution_lines
 
@@ -63,7 +64,7 @@ def test_release_holds_no_solution_no_hidden_test_no_reference(release_dir):
                 assert not leaked, f"{name} leaks {leaked[:3]}"
 
 
-@pytest.mark.parametrize("part", list(masters.PARTS))
+@pytest.mark.parametrize("part", list(PARTS))
 @pytest.mark.parametrize("edition", editions.languages())
 def test_no_file_of_any_release_holds_a_solution_line(edition, part):
     """Each part's student edition in each language, checkpoints and their hints included, holds
@@ -124,8 +125,8 @@ def test_solved_workspace_builds_the_reference_model(tmp_path, monkeypatch, edit
     assert errors == []
     with open(os.path.join(work, "model.py")) as got, open(os.path.join(ROOT, "model.py")) as want:
         assert got.read() == want.read()
-    for artifact in masters.ARTIFACTS:
-        assert os.path.exists(os.path.join(work, "outputs", artifact))
+    for made in PARTS[ASSIGNMENT].reference:  # model.py and the artifacts in outputs/
+        assert os.path.exists(os.path.join(work, made))
 
 
 def test_unsolved_workspace_fails_checkpoints_kindly_and_runs_to_the_end(tmp_path, monkeypatch):

@@ -26,6 +26,7 @@ from checkpoints import compare, i18n
 from checkpoints.diagnose import FINGERPRINTS_FILE
 from checkpoints.xslm.checks import ANSWERS_FILE
 from grading.authoring import course, editions, masters
+from grading.parts import PARTS
 from grading.paths import ROOT
 from lite import build
 from tests import notebook_page
@@ -34,7 +35,7 @@ from tests.leaks import leaked_lines, solution_lines
 from tests.test_browser import CHROMIUM, CHROMIUM_FLAGS, EXERCISE, SOFTMAX, screenshot
 
 pytestmark = pytest.mark.site
-PART_NOTEBOOKS = {part: masters.notebooks(PARTS[0]) for part, PARTS in masters.PARTS.items()}
+PART_NOTEBOOKS = {name: masters.notebooks(part.masters) for name, part in PARTS.items()}
 
 
 def strict_json(text):
@@ -173,7 +174,7 @@ def test_hand_in_zips_one_part_and_says_what_is_missing(tmp_path, monkeypatch):
 
     for part, names in PART_NOTEBOOKS.items():
         for name in names:
-            book = nbformat.read(os.path.join(masters.PARTS[part][0], name), 4)
+            book = nbformat.read(os.path.join(PARTS[part].masters, name), 4)
             saved_as = "my copy.ipynb" if name == "03-causal-mask.ipynb" else name
             nbformat.write(book, tmp_path / saved_as)
     (tmp_path / "broken.ipynb").write_text("{not json")

@@ -14,8 +14,11 @@ import pytest
 from grading import classroom
 from grading.authoring import course, masters
 from grading.judge.xslm import CELLS
+from grading.parts import PARTS, XSLM, XSLM_ARTIFACTS
 from grading.paths import ROOT
 from tests.helpers import class_files, gradebook_students, remove_real_class, write_real_class
+
+XSLM_SOURCE = PARTS[XSLM].masters
 
 REAL_GRADEBOOK = os.path.join(ROOT, "records", "gradebook.db")  # the course's own class's
 DEMO_RECORDS = os.path.join(ROOT, "demo", "records")
@@ -30,7 +33,7 @@ def nbgrader(*args):
     return done
 
 
-def points(folder=masters.XSLM_SOURCE):
+def points(folder=XSLM_SOURCE):
     """{grade_id: points} of part two's graded cells, from the masters."""
     return {
         c.metadata["nbgrader"]["grade_id"]: c.metadata["nbgrader"]["points"]
@@ -59,7 +62,7 @@ def test_student_edition_has_no_solution_and_ships_the_package(released):
         for f in fs
         if not f.endswith((".txt", ".json"))
     )
-    for source in course.solution_cells(masters.XSLM_SOURCE).values():
+    for source in course.solution_cells(XSLM_SOURCE).values():
         region = re.search(r"### BEGIN SOLUTION\n(.*?)### END SOLUTION", source, re.S).group(1)
         for line in region.splitlines():
             if len(line.strip()) > 24:
@@ -133,7 +136,7 @@ def test_translated_student_editions_of_part_two(code):
     graded cells byte for byte the English ones, and a package that speaks the edition."""
     folder = course.release(code, "xslm")
     english = course.release_folder(assignment="xslm")
-    for name in masters.notebooks(masters.XSLM_SOURCE):
+    for name in masters.notebooks(XSLM_SOURCE):
         book = nbformat.read(os.path.join(folder, name), as_version=4)
         assert book.metadata["attention"]["edition"] == code
         theirs = {c.metadata["nbgrader"]["grade_id"]: c.source for c in book.cells
@@ -159,8 +162,8 @@ def test_a_learner_runs_part_two_in_the_korean_workspace(tmp_path, monkeypatch):
     monkeypatch.delenv("ATTENTION_EDITION", raising=False)  # the workspace says its edition
 
     workspace = course.workspace(str(tmp_path / "ws"), edition="ko", assignment="xslm")
-    solutions = course.solution_cells(masters.XSLM_SOURCE)
-    names = masters.notebooks(masters.XSLM_SOURCE)
+    solutions = course.solution_cells(XSLM_SOURCE)
+    names = masters.notebooks(XSLM_SOURCE)
     for name in names:
         path = os.path.join(workspace, name)
         nbformat.write(course.fill(nbformat.read(path, 4), solutions), path)
@@ -170,7 +173,7 @@ def test_a_learner_runs_part_two_in_the_korean_workspace(tmp_path, monkeypatch):
             mine = read_sections(f.read())[1]
         with open(os.path.join(ROOT, "xslm", filename), encoding="utf-8") as f:
             assert mine == read_sections(f.read())[1]
-    for artifact in masters.XSLM_ARTIFACTS:
+    for artifact in XSLM_ARTIFACTS:
         with open(os.path.join(workspace, "outputs", artifact), encoding="utf-8") as f:
             with open(os.path.join(ROOT, "outputs", artifact), encoding="utf-8") as g:
                 assert f.read() == g.read(), artifact

@@ -11,15 +11,18 @@ import nbformat
 import pytest
 
 from grading.authoring import masters
+from grading.parts import PARTS, XSLM
 from tests.test_notebooks import prose_in_code
+
+XSLM_SOURCE = PARTS[XSLM].masters
 
 pytestmark = pytest.mark.xslm
 
-NOTEBOOKS = masters.notebooks(masters.XSLM_SOURCE)
+NOTEBOOKS = masters.notebooks(XSLM_SOURCE)
 
 
 def load(name):
-    return nbformat.read(os.path.join(masters.XSLM_SOURCE, name), as_version=4)
+    return nbformat.read(os.path.join(XSLM_SOURCE, name), as_version=4)
 
 
 def test_five_notebooks_in_step_order():
@@ -50,7 +53,7 @@ def test_grade_ids_unique_across_both_parts():
     """One gradebook holds both assignments: no grade_id is used twice."""
     ids = [
         c.metadata["nbgrader"]["grade_id"]
-        for folder in (masters.SOURCE, masters.XSLM_SOURCE)
+        for folder in (masters.SOURCE, XSLM_SOURCE)
         for n in masters.notebooks(folder)
         for c in nbformat.read(os.path.join(folder, n), as_version=4).cells
         if "nbgrader" in c.metadata

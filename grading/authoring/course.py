@@ -16,8 +16,8 @@ import nbformat
 
 from checkpoints.i18n import DEFAULT as ENGLISH
 from grading import paths
-from grading.authoring.masters import PARTS, SOURCE, install_package, notebooks
-from grading.parts import ASSIGNMENT
+from grading.authoring.masters import SOURCE, install_package, notebooks
+from grading.parts import ASSIGNMENT, PARTS, learner_programs, load, registered
 from grading.paths import COURSE, ROOT, WORKSPACE
 
 
@@ -52,9 +52,6 @@ def release_folder(edition=ENGLISH, assignment=ASSIGNMENT):
     return paths.release(assignment, edition)
 
 
-LEARNER_FILES = ("model.py", "engine.py", "gpt.py", "outputs")
-
-
 def release(edition=ENGLISH, assignment=ASSIGNMENT):
     """Build the student edition of one language edition; refuse if the master folder holds
     learner files.
@@ -66,10 +63,10 @@ def release(edition=ENGLISH, assignment=ASSIGNMENT):
     """
     from grading.authoring import editions
 
-    if assignment not in PARTS:
-        raise SystemExit(f"no part {assignment!r}: there are {', '.join(PARTS)}")
-    source = PARTS[assignment][0]
-    leftovers = [n for n in LEARNER_FILES if os.path.exists(os.path.join(source, n))]
+    source = registered(assignment).masters
+    leftovers = [
+        n for n in [*learner_programs(), "outputs"] if os.path.exists(os.path.join(source, n))
+    ]
     if leftovers:
         raise SystemExit(
             f"notebooks/{assignment} holds {', '.join(leftovers)} from running the masters in "
@@ -129,17 +126,14 @@ def fill(book, solutions, replace=None):
     return book
 
 
-PART_NAMES = {"attention": "part-one", "xslm": "part-two"}
-
-
 def notebooks_in(folder, part):
     """The names of part's notebooks that folder holds."""
-    return [n for n in notebooks(PARTS[part][0]) if os.path.exists(os.path.join(folder, n))]
+    return [n for n in notebooks(PARTS[part].masters) if os.path.exists(os.path.join(folder, n))]
 
 
 def counted(n, part):
     """`8 part-one notebooks`, `1 part-two notebook`."""
-    return f"{n} {PART_NAMES[part]} notebook{'s' * (n != 1)}"
+    return f"{n} {PARTS[part].label} notebook{'s' * (n != 1)}"
 
 
 def what_changed(before, part, added):
@@ -158,9 +152,6 @@ def workspace(dest=WORKSPACE, edition=ENGLISH, assignment=ASSIGNMENT):
 
     Both parts share one workspace: part two's notebooks go beside part one's.
     """
-    from checkpoints.modelfile import ensure_model
-    from checkpoints.xslm.files import ensure_files
-
     released = release(edition, assignment)
     os.makedirs(dest, exist_ok=True)
     before = {part: notebooks_in(dest, part) for part in PARTS}
@@ -176,9 +167,9 @@ def workspace(dest=WORKSPACE, edition=ENGLISH, assignment=ASSIGNMENT):
             if os.path.exists(target) and not in_checkpoints:
                 continue  # the learner's own file: never overwritten
             shutil.copy(source, target)
-    ensure_model(os.path.join(dest, "model.py"))
-    if assignment != ASSIGNMENT:
-        ensure_files(dest)
+    for name, part in PARTS.items():  # the stub files of every part the workspace now holds
+        if name == assignment or before[name]:
+            load(part.prepare_workspace)(dest)
     added = len(notebooks_in(dest, assignment)) - len(before[assignment])
     where = os.path.relpath(dest, ROOT)
     print(f"workspace ready in {where}/: {what_changed(before, assignment, added)}")

@@ -39,7 +39,8 @@ import tokenize
 import nbformat
 
 from checkpoints import i18n
-from grading.authoring.masters import PARTS, SOURCE, notebooks
+from grading.authoring.masters import SOURCE, notebooks
+from grading.parts import ASSIGNMENT, PARTS
 from grading.paths import EDITION_SOURCES, EDITIONS_BUILT
 
 EDITIONS = EDITION_SOURCES
@@ -66,7 +67,7 @@ def details(code):
 def master_notebooks(assignment=None):
     """{notebook file name: its master folder}, both parts in order (or one part's)."""
     parts = [assignment] if assignment else list(PARTS)
-    return {name: PARTS[part][0] for part in parts for name in notebooks(PARTS[part][0])}
+    return {name: PARTS[p].masters for p in parts for name in notebooks(PARTS[p].masters)}
 
 
 def sections(code, notebook):
@@ -247,7 +248,7 @@ def problems(code):
     return found + (stale(code) if code != ENGLISH and not found else [])
 
 
-def build(code, assignment="attention"):
+def build(code, assignment=ASSIGNMENT):
     """nbgrader's source folder for one edition of one part: its translated notebooks and nothing
     else (the release gets the checkpoints package from grading.authoring.course); its path."""
     if code == ENGLISH:

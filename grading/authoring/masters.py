@@ -15,36 +15,11 @@ import shutil
 import tempfile
 import time
 
-from checkpoints.artifacts import ARTIFACT_CHECKS
 from checkpoints.i18n import DEFAULT as ENGLISH
-from checkpoints.xslm import artifacts as xslm_artifacts
-from grading.parts import PACKAGE_LEAVES_OUT
-from grading.paths import LEARNER_PACKAGE, ROOT, masters
+from grading.parts import ASSIGNMENT, PARTS, learner_programs
+from grading.paths import LEARNER_PACKAGE, ROOT
 
-SOURCE = masters("attention")
-ARTIFACTS = list(ARTIFACT_CHECKS)  # the artifact files the masters write into outputs/
-XSLM_SOURCE = masters("xslm")
-XSLM_ARTIFACTS = [
-    xslm_artifacts.LOSS_FILE,
-    xslm_artifacts.WEIGHTS_FILE,
-    xslm_artifacts.SAMPLES_FILE,
-]
-
-# Each part: its master folder, and {file the masters write: where the repository keeps it}.
-PARTS = {
-    "attention": (
-        SOURCE,
-        {"model.py": "model.py", **{f"outputs/{a}": f"outputs/{a}" for a in ARTIFACTS}},
-    ),
-    "xslm": (
-        XSLM_SOURCE,
-        {
-            "engine.py": "xslm/engine.py",
-            "gpt.py": "xslm/gpt.py",
-            **{f"outputs/{a}": f"outputs/{a}" for a in XSLM_ARTIFACTS},
-        },
-    ),
-}
+SOURCE = PARTS[ASSIGNMENT].masters  # the first part's masters: the default folder below
 
 
 def install_package(folder, part, edition=ENGLISH):
@@ -59,7 +34,7 @@ def install_package(folder, part, edition=ENGLISH):
         os.unlink(target)
     elif os.path.isdir(target):
         shutil.rmtree(target)
-    left_out = {os.path.join(LEARNER_PACKAGE, name) for name in PACKAGE_LEAVES_OUT[part]}
+    left_out = {os.path.join(LEARNER_PACKAGE, name) for name in PARTS[part].package_leaves_out}
 
     def ignore(here, names):
         """The caches, a stray edition file, and what part leaves out."""
@@ -89,13 +64,13 @@ def execute(path, cwd, timeout=120):
     return book
 
 
-def run_masters(scratch, log=print, part="attention"):
+def run_masters(scratch, log=print, part=ASSIGNMENT):
     """Copy a part's master assignment into scratch, execute every notebook there in order;
     return (the folder, timings).
     """
     work = os.path.join(scratch, part)
-    learner_files = ["model.py", "engine.py", "gpt.py", "outputs", "__pycache__"]
-    shutil.copytree(PARTS[part][0], work, ignore=shutil.ignore_patterns(*learner_files))
+    learner_files = [*learner_programs(), "outputs", "__pycache__"]
+    shutil.copytree(PARTS[part].masters, work, ignore=shutil.ignore_patterns(*learner_files))
     os.environ["PYTHONPATH"] = os.pathsep.join(p for p in [ROOT, os.environ.get("PYTHONPATH")] if p)
     timings = {}
     names = notebooks(work)
@@ -107,11 +82,11 @@ def run_masters(scratch, log=print, part="attention"):
     return work, timings
 
 
-def drift(work, part="attention"):
+def drift(work, part=ASSIGNMENT):
     """Files of the repository's reference that differ from what the masters just produced."""
     return [
         ours
-        for made, ours in PARTS[part][1].items()
+        for made, ours in PARTS[part].reference.items()
         if not os.path.exists(os.path.join(ROOT, ours))
         or not filecmp.cmp(os.path.join(ROOT, ours), os.path.join(work, made), shallow=False)
     ]
@@ -119,7 +94,7 @@ def drift(work, part="attention"):
 
 def update(work, part):
     """Copy what a part's masters produced to where the repository keeps its reference."""
-    for made, ours in PARTS[part][1].items():
+    for made, ours in PARTS[part].reference.items():
         os.makedirs(os.path.dirname(os.path.join(ROOT, ours)), exist_ok=True)
         shutil.copy(os.path.join(work, made), os.path.join(ROOT, ours))
 
@@ -146,7 +121,8 @@ def main(args):
             print(f"{part}: all {len(timings)} notebooks: {sum(timings.values()):.1f} s")
             if args.update:
                 update(work, part)
-                print(f"{part}: updated {', '.join(PARTS[part][1].values())} from the masters")
+                kept = ", ".join(PARTS[part].reference.values())
+                print(f"{part}: updated {kept} from the masters")
             changed = drift(work, part)
             if changed:
                 print(f"{part}: differs from the master notebooks: " + ", ".join(changed))

@@ -28,12 +28,12 @@ import jupytext
 import nbformat
 
 from grading.authoring import masters
-from grading.paths import ROOT, text_forms
+from grading.parts import ASSIGNMENT, PARTS
+from grading.paths import ROOT
 
-TEXT_SOURCE = text_forms("attention")
-XSLM_TEXT_SOURCE = text_forms("xslm")
+TEXT_SOURCE = PARTS[ASSIGNMENT].text_forms  # the first part's: the default folder below
 # Each part's master folder and the folder of its text forms.
-FOLDERS = [(masters.SOURCE, TEXT_SOURCE), (masters.XSLM_SOURCE, XSLM_TEXT_SOURCE)]
+FOLDERS = [(part.masters, part.text_forms) for part in PARTS.values()]
 TEXT_EXTENSION = ".py"
 
 # jupytext's percent format; only the kernelspec and language_info in the header; every cell

@@ -313,20 +313,20 @@ def judge_folder(folder, grade_ids, judgement_class, cells):
 def part_of(folder):
     """The part a submission folder holds: its name (submitted/<student>/<part>), else part one."""
     name = os.path.basename(os.path.normpath(folder))
-    return name if name in parts.JUDGES else parts.ASSIGNMENT
+    return name if name in parts.PARTS else parts.ASSIGNMENT
 
 
 def arguments(parser, command):
     """`python -m grading judge FOLDER [--part NAME]`."""
     parser.add_argument("folder", help="a submission folder, such as submitted/<student>/attention")
-    parser.add_argument("--part", choices=sorted(parts.JUDGES),
+    parser.add_argument("--part", choices=list(parts.PARTS),
                         help="its part (default: the folder's name, else attention)")  # fmt: skip
 
 
 def main(args):
     """Print every graded cell's verdict and the problems of one submission folder, timed."""
     sandbox.require()
-    judge = importlib.import_module(parts.JUDGES[args.part or part_of(args.folder)])
+    judge = importlib.import_module(parts.PARTS[args.part or part_of(args.folder)].judge)
     start = time.perf_counter()
     verdicts, problems = judge.judge_folder(args.folder)
     for verdict in verdicts.values():

@@ -16,9 +16,8 @@ import sys
 import zipfile
 
 from grading.authoring.course import nbgrader
-from grading.authoring.masters import PARTS
 from grading.machine import course_user
-from grading.parts import ASSIGNMENT
+from grading.parts import ASSIGNMENT, PARTS, registered
 from grading.paths import downloaded
 
 MAX_UNPACKED = 200 * 2**20  # a part's hand-in is well under 1 MiB
@@ -60,8 +59,7 @@ def screen(part):
 
 def collect(part=ASSIGNMENT, force=False):
     """Screen the zips, then nbgrader zip_collect; exits non-zero if nbgrader fails."""
-    if part not in PARTS:
-        raise SystemExit(f"no part {part!r}: there are {', '.join(PARTS)}")
+    registered(part)
     archive = downloaded(part)
     if not os.path.isdir(archive) or not os.listdir(archive):
         raise SystemExit(f"no zips to collect: put them in downloaded/{part}/archive/<student>.zip")

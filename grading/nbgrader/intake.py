@@ -21,8 +21,8 @@ import stat
 
 import nbformat
 
-from grading.authoring.masters import PARTS, install_package, notebooks
-from grading.parts import ASSIGNMENT
+from grading.authoring.masters import install_package, notebooks
+from grading.parts import ASSIGNMENT, PARTS, suffix
 from grading.paths import JUDGED
 
 
@@ -38,7 +38,7 @@ def grade_ids(book):
 
 def expected_notebooks(assignment=ASSIGNMENT):
     """{notebook file name: its grade ids}, from the assignment's master notebooks."""
-    source = PARTS[assignment][0]
+    source = PARTS[assignment].masters
     return {
         name: grade_ids(nbformat.read(os.path.join(source, name), as_version=4))
         for name in notebooks(source)
@@ -112,9 +112,8 @@ def intake(folder, assignment=ASSIGNMENT):
 
 
 def intake_file(student, assignment=ASSIGNMENT):
-    """judged/<student>/intake.json (part one) or intake-<assignment>.json (another part)."""
-    name = "intake.json" if assignment == ASSIGNMENT else f"intake-{assignment}.json"
-    return os.path.join(JUDGED, student, name)
+    """judged/<student>/intake.json (the first part) or intake-<assignment>.json (a later one)."""
+    return os.path.join(JUDGED, student, f"intake{suffix(assignment)}.json")
 
 
 def save(student, problems, assignment=ASSIGNMENT):

@@ -17,7 +17,6 @@ import asyncio
 import importlib
 import json
 import os
-import re
 import shutil
 import subprocess
 import time
@@ -424,8 +423,8 @@ def judgement_for(student, assignment=ASSIGNMENT):
 
 
 def part_judge(assignment):
-    """The judge module of a part (parts.JUDGES): its Judgement class and its CELLS."""
-    return importlib.import_module(parts.JUDGES[assignment])
+    """The judge module of a part (its registry entry): its Judgement class and its CELLS."""
+    return importlib.import_module(parts.PARTS[assignment].judge)
 
 
 def graded_cells(assignment):
@@ -491,6 +490,6 @@ def relevant(problems, cells, graded=None):
     return [
         p
         for p in problems
-        if not re.match(r"(model|engine|gpt)\.py: the ", p)
+        if not p.startswith(tuple(f"{name}: the " for name in parts.learner_programs()))
         or any(f" {n} section" in p for n in names)
     ]

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 from grading.authoring import course
 from grading.machine import course_user
-from grading.parts import ASSIGNMENT
+from grading.parts import ASSIGNMENT, suffix
 from grading.paths import GRADER_CONFIG, JUDGED, ROOT, SUBMITTED, db_url
 from grading.scale import warm_kernels
 
@@ -79,8 +79,7 @@ def submission_digest(student, assignment=ASSIGNMENT):
 
 def marker(student, assignment=ASSIGNMENT):
     """judged/<student>/graded.json (graded-xslm.json for part two): a grading ran to its end."""
-    name = "graded.json" if assignment == ASSIGNMENT else f"graded-{assignment}.json"
-    return os.path.join(JUDGED, student, name)
+    return os.path.join(JUDGED, student, f"graded{suffix(assignment)}.json")
 
 
 def is_graded(student, assignment=ASSIGNMENT):
