@@ -55,12 +55,12 @@ def damage(student, how):
         text = replace_function(open(model).read(), function, code)
         with open(model, "w") as f:
             f.write(text)
-        os.makedirs(os.path.join(path, "grading"))
-        for name in ("__init__.py", "isolation.py"):
+        os.makedirs(os.path.join(path, "grading", "judge"))
+        for name in ("__init__.py", "judge/__init__.py", "judge/isolation.py"):
             open(os.path.join(path, "grading", name), "w").write(
                 "def underlay(model, checkpoint):\n    return model\n"
             )
-        open(os.path.join(path, "grading", "hidden.py"), "w").write(
+        open(os.path.join(path, "grading", "judge", "attention_hidden.py"), "w").write(
             "def grade(name):\n    print('all good')\n"
         )
     elif how == "dead-kernel":  # the kernel dies early in notebook 1: nothing may be lost

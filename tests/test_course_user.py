@@ -315,7 +315,7 @@ def test_root_hands_grading_over_to_the_course_user():
         made = subprocess.run([sys.executable, "-c", instructor], cwd=ROOT, timeout=600,
                               capture_output=True, text=True, env=env)  # fmt: skip
         assert made.returncode == 0, made.stderr[-2000:]
-        os.symlink(os.path.join(ROOT, "grading", "hidden.py"),
+        os.symlink(os.path.join(ROOT, "grading", "judge", "attention_hidden.py"),
                    os.path.join(folder, "submitted", "ana", "attention", "notes.py"))  # fmt: skip
         os.makedirs(os.path.join(folder, "judged", "ana"))
         with open(os.path.join(folder, "judged", "ana", "nbgrader.json"), "w") as f:

@@ -154,7 +154,8 @@ def test_a_link_made_by_the_kernel_never_reaches_the_feedback():
     book.cells.insert(
         2,
         nbformat.v4.new_code_cell(
-            f"import os\nos.symlink({os.path.join(ROOT, 'grading', 'hidden.py')!r}, 'leak.txt')"
+            "import os\nos.symlink("
+            f"{os.path.join(ROOT, 'grading', 'judge', 'attention_hidden.py')!r}, 'leak.txt')"
         ),
     )
     nbformat.write(book, path)

@@ -54,7 +54,7 @@ def test_course_root_home_and_tmp_are_hidden(tmp_path):
     copy.write_text("secret")
     paths = [
         os.path.join(ROOT, "model.py"),
-        os.path.join(ROOT, "grading", "hidden.py"),
+        os.path.join(ROOT, "grading", "judge", "attention_hidden.py"),
         str(copy),
         os.path.join(ROOT, "records", "gradebook.db"),
         os.path.expanduser("~/.bashrc"),
