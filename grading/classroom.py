@@ -452,6 +452,8 @@ def demo(assignment=ASSIGNMENT):
     start = time.perf_counter()
     print(f"make demo: a simulated class in {os.path.relpath(DEMO, ROOT)}/, not the course's own")
     shutil.rmtree(DEMO, ignore_errors=True)  # all of it is the last demo's: no table of it stays
+    if not registered(assignment).demo:
+        raise SystemExit(f"make demo: the part {assignment} has no demo class")
     start_over(assignment)
     load(registered(assignment).demo)()
     for command in GRADING:  # as an instructor runs them: as root, each hands over

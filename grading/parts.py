@@ -24,9 +24,9 @@ class Part:
     learner_files: list  # what the learner makes: graded as submitted, never replaced
     reference: dict  # {file its masters write: where the repository keeps it}
     judge: str  # its module of grading/judge: Judgement, CELLS, judge_folder
-    demo: str  # "module:function" that writes its demo class into submitted/
     package_leaves_out: list  # what of checkpoints/ its release leaves out (the others' share)
-    prepare_workspace: str  # "module:function": called with a workspace, adds its stub files
+    demo: str = ""  # "module:function" that writes its demo class into submitted/ (if it has one)
+    prepare_workspace: str = ""  # "module:function": given a workspace, adds its stub files
 
     @property
     def masters(self):

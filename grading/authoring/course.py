@@ -168,7 +168,7 @@ def workspace(dest=WORKSPACE, edition=ENGLISH, assignment=ASSIGNMENT):
                 continue  # the learner's own file: never overwritten
             shutil.copy(source, target)
     for name, part in PARTS.items():  # the stub files of every part the workspace now holds
-        if name == assignment or before[name]:
+        if part.prepare_workspace and (name == assignment or before[name]):
             load(part.prepare_workspace)(dest)
     added = len(notebooks_in(dest, assignment)) - len(before[assignment])
     where = os.path.relpath(dest, ROOT)
