@@ -313,12 +313,12 @@ def write_submission(student, replace=None, steps=None, edition="en"):
 
 def write_xslm_submission(student, mistake=None):
     """A simulated learner of part two: its student edition solved as the masters solve it,
-    engine.py and gpt.py saved from those cells (with one catalogued mistake of xslm/mistakes.py
+    engine.py and gpt.py saved from those cells (with one catalogued mistake of part two's,
     if named), and the reference's three artifacts."""
     import re
 
     from checkpoints.xslm import files
-    from xslm.mistakes import MISTAKES
+    from grading.authoring.mistakes import part_two
 
     dest = os.path.join(SUBMITTED, student, "xslm")
     shutil.rmtree(os.path.dirname(dest), ignore_errors=True)
@@ -330,11 +330,14 @@ def write_xslm_submission(student, mistake=None):
     for source in solutions.values():
         defined = [n for n in re.findall(r"^(?:def|class) (\w+)", source, re.M) if n in files.STEPS]
         files.save_section(defined[0], source, dest)
-    for filename, was, now in MISTAKES.get(mistake, []):
-        with open(os.path.join(dest, filename), encoding="utf-8") as f:
-            text = f.read()
-        with open(os.path.join(dest, filename), "w", encoding="utf-8") as f:
-            f.write(text.replace(was, now, 1))
+    if mistake:
+        texts = {}
+        for filename in part_two.FILES:
+            with open(os.path.join(dest, filename), encoding="utf-8") as f:
+                texts[filename] = f.read()
+        for filename, text in part_two.with_mistake(texts, mistake).items():
+            with open(os.path.join(dest, filename), "w", encoding="utf-8") as f:
+                f.write(text)
     os.makedirs(os.path.join(dest, "outputs"), exist_ok=True)
     for artifact in XSLM_ARTIFACTS:
         shutil.copy(os.path.join(OUTPUTS, artifact), os.path.join(dest, "outputs"))
@@ -407,7 +410,7 @@ def demo_class():
 
 def demo_class_xslm():
     """{student: mistake name or a label}: part two's demo class (correct, empty, each mistake)."""
-    from xslm.mistakes import MISTAKES
+    from grading.authoring.mistakes.part_two import MISTAKES
 
     made = {"xslm-correct": "correct", "xslm-empty": "empty"}
     write_xslm_submission("xslm-correct")

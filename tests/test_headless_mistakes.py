@@ -20,8 +20,8 @@ from checkpoints.xslm import checks as xslm_checks
 from checkpoints.xslm import files as xslm_files
 from grading.authoring import course, masters
 from grading.authoring.mistakes import BUGGY, buggy_source
+from grading.authoring.mistakes import part_two as xslm_mistakes
 from grading.parts import PARTS, XSLM
-from xslm import mistakes as xslm_mistakes
 
 XSLM_SOURCE = PARTS[XSLM].masters
 

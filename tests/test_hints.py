@@ -57,7 +57,7 @@ def test_the_stuck_line_is_a_call_a_notebook_can_run():
     """The notebooks import check and save, not hint: the 'stuck?' line names the whole call,
     from part one's package or part two's, and that call runs as written."""
     from checkpoints.xslm import checks as xslm_checks
-    from xslm.mistakes import buggy
+    from grading.authoring.mistakes.part_two import buggy
 
     part_one = repr(CHECKS["layer_norm"](buggy_model("layer_norm.unbiased_variance")))
     assert "from checkpoints import hint; hint('layer_norm')" in part_one

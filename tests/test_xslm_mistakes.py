@@ -1,13 +1,13 @@
-"""Part two's catalogued mistakes (xslm/mistakes.py): each is real code, and each shows the
-symptom its checkpoint will name, while the reference does not."""
+"""Part two's catalogued mistakes (grading/authoring/mistakes/engine.py and gpt.py): each is real
+code, and each shows the symptom its checkpoint will name, while the reference does not."""
 
 import math
 
 import pytest
 
+from grading.authoring.mistakes.part_two import MISTAKES, buggy
 from xslm import engine as reference_engine
 from xslm import gpt as reference_gpt
-from xslm.mistakes import MISTAKES, buggy
 
 pytestmark = pytest.mark.xslm
 

@@ -186,7 +186,7 @@ def test_make_demo_part_two():
     catalogued mistake loses points and is named in grades-xslm.csv. Run twice over a course whose
     own class holds a part-one learner: the second run starts demo/ over, and the course's class
     (once deleted by this very command) is byte for byte as it was."""
-    from xslm.mistakes import MISTAKES
+    from grading.authoring.mistakes.part_two import MISTAKES
 
     write_real_class()
     try:

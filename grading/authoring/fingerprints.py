@@ -41,7 +41,7 @@ def xslm_answers(run, checkpoint):
 def build_xslm():
     """Part two's table: the reference's answers and each catalogued mistake's at its checkpoint."""
     import xslm
-    from xslm.mistakes import buggy
+    from grading.authoring.mistakes.part_two import buggy
 
     table = {}
     for checkpoint in xslm_checks.CHECKS:

@@ -1,9 +1,16 @@
-"""The registry the mistake modules fill, one decorator per function: @mistake and @spelling."""
+"""The registry the mistake modules fill, one decorator per function.
+
+Part one's (model.py): @mistake, a function that replaces one of model.py's, and @spelling,
+another way of writing the same mistake. Part two's (engine.py, gpt.py): @change, a function or
+method of a file replaced, or a function the mistake adds.
+"""
 
 import inspect
+from dataclasses import dataclass
 
 BUGGY = {}  # name -> (function of model.py replaced, the buggy function's source)
 SPELLINGS = {}  # name -> [(function replaced, source), ...]: the same mistake, written otherwise
+CHANGES = {}  # part two's: name -> [Change, ...]
 
 
 def model_code(fn, function):
@@ -31,6 +38,29 @@ def spelling(name, replaces):
 
     def register(fn):
         SPELLINGS.setdefault(name, []).append((replaces, model_code(fn, replaces)))
+        return fn
+
+    return register
+
+
+@dataclass(frozen=True)
+class Change:
+    """One change a part-two mistake makes to a file of the reference."""
+
+    file: str  # engine.py or gpt.py
+    target: str  # what it replaces ("Value.backward", "loss"), or the function it adds
+    code: str  # the new definition, at the left margin, named as in the file
+    before: str = ""  # for an added function: the top-level function it goes before
+
+
+def change(name, file, replaces="", adds="", before=""):
+    """Register the decorated function as part of the part-two mistake `name`: it replaces the
+    function or method `replaces` of `file`, or it is the function `adds`, put before `before`."""
+
+    def register(fn):
+        target = replaces or adds
+        code = model_code(fn, target.rpartition(".")[2])
+        CHANGES.setdefault(name, []).append(Change(file, target, code, before if adds else ""))
         return fn
 
     return register

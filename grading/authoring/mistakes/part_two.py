@@ -1,0 +1,87 @@
+"""Part two's catalogued mistakes applied to its reference (xslm/engine.py and xslm/gpt.py).
+
+    engine, gpt = buggy("engine.overwrite_gradients")
+
+The mistakes are code in engine.py and gpt.py beside this module (@change). Every change must
+find what it replaces, so a change to the reference that would silently void a mistake fails.
+"""
+
+import ast
+import os
+import sys
+import textwrap
+import types
+
+from grading.authoring.mistakes import engine, gpt  # noqa: F401 (each registers its mistakes)
+from grading.authoring.mistakes.register import CHANGES
+from grading.paths import XSLM_REFERENCE
+
+MISTAKES = CHANGES  # name -> [Change, ...], in the order the modules define them
+FILES = ("engine.py", "gpt.py")
+
+
+def source(name):
+    """The reference's text of engine.py or gpt.py."""
+    with open(os.path.join(XSLM_REFERENCE, name), encoding="utf-8") as f:
+        return f.read()
+
+
+def definition(tree, target):
+    """The ast node of a top-level function, or of a method ("Class.method"); KeyError if none."""
+    owner, _, name = target.rpartition(".")
+    body = tree.body
+    if owner:
+        body = next((n.body for n in tree.body if isinstance(n, ast.ClassDef) and n.name == owner),
+                    [])  # fmt: skip
+    for node in body:
+        if isinstance(node, ast.FunctionDef) and node.name == name:
+            return node
+    raise KeyError(target)
+
+
+def applied(text, change):
+    """text with one change made: a definition replaced, or a function put before another."""
+    lines = text.splitlines(keepends=True)
+    tree = ast.parse(text)
+    if change.before:
+        at = definition(tree, change.before).lineno - 1
+        return "".join(lines[:at]) + change.code + "\n\n" + "".join(lines[at:])
+    node = definition(tree, change.target)
+    code = textwrap.indent(change.code, " " * node.col_offset)
+    return "".join(lines[: node.lineno - 1]) + code + "".join(lines[node.end_lineno :])
+
+
+def buggy_texts(mistake):
+    """{"engine.py": text, "gpt.py": text}: the reference's files with the mistake's changes."""
+    return with_mistake({name: source(name) for name in FILES}, mistake)
+
+
+def with_mistake(texts, mistake):
+    """{file: text} with the mistake's changes made (a learner's files, or the reference's)."""
+    texts = dict(texts)
+    for change in MISTAKES[mistake]:
+        try:
+            texts[change.file] = applied(texts[change.file], change)
+        except KeyError as missing:
+            raise ValueError(
+                f"{mistake}: {missing} is not in the reference {change.file}"
+            ) from None
+    return texts
+
+
+def buggy(mistake):
+    """(engine, gpt) modules: the reference with the mistake's changes, gpt using that engine."""
+    texts = buggy_texts(mistake)
+    engine_module = types.ModuleType(f"xslm_buggy_engine_{mistake}")
+    exec(compile(texts["engine.py"], f"<{mistake}: engine.py>", "exec"), engine_module.__dict__)
+    gpt_module = types.ModuleType(f"xslm_buggy_gpt_{mistake}")
+    saved = sys.modules.get("engine")
+    sys.modules["engine"] = engine_module  # gpt.py's `from engine import ...` takes this one
+    try:
+        exec(compile(texts["gpt.py"], f"<{mistake}: gpt.py>", "exec"), gpt_module.__dict__)
+    finally:
+        if saved is None:
+            sys.modules.pop("engine", None)
+        else:
+            sys.modules["engine"] = saved
+    return engine_module, gpt_module
