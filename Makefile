@@ -166,7 +166,7 @@ bench-grading: system-grading $(BIN)/.installed
 
 ## make sandbox: install bubblewrap (Debian/Ubuntu, as root) and check that a sandbox starts here
 sandbox: system-grading $(BIN)/.installed
-	$(BIN)/python -c "from grading.judge import sandbox; sandbox.require(); print('sandbox works here')"
+	$(BIN)/python -c "from grading.machine import sandbox; sandbox.require(); print('sandbox works here')"
 
 ## make clean: remove what is built (student editions, build/, site/, the demo's class in demo/);
 ## a class (submissions, hand-ins, results, gradebook, tables) is kept unless FORCE=1

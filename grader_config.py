@@ -7,7 +7,7 @@ the files a learner hands in for each in grading/parts.py; this file only config
 
 The assignment is named on the command line, as in nbgrader's docs: `nbgrader autograde attention`.
 Scores come from the judge (grading/judge/) through the JudgeCells preprocessor, never from what
-the learner's kernel printed; the kernel runs in a bubblewrap sandbox (grading/judge/sandbox.py).
+the learner's kernel printed; the kernel runs in a bubblewrap sandbox (grading/machine/sandbox.py).
 """
 
 import json

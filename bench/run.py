@@ -14,10 +14,10 @@ from checkpoints.steps import CHECKS
 from grading.authoring import course, masters
 from grading.judge import attention as judge
 from grading.judge import attention_hidden as hidden
-from grading.judge import sandbox
 from grading.judge import xslm as xslm_judge
 from grading.judge.isolation import underlay
 from grading.judge.reference import reference
+from grading.machine import sandbox
 from grading.paths import OUTPUTS, ROOT, XSLM_REFERENCE
 
 

@@ -12,7 +12,7 @@ import subprocess
 import sys
 import time
 
-from grading.judge import sandbox
+from grading.machine import sandbox
 
 
 def main(argv):

@@ -23,9 +23,8 @@ import nbformat
 from grading.authoring import course
 from grading.authoring.masters import notebooks
 from grading.authoring.mistakes import BUGGY
-from grading.judge import sandbox
 from grading.judge.reference import load_source_module
-from grading.machine import course_user
+from grading.machine import course_user, sandbox
 from grading.nbgrader import intake, records
 from grading.parts import ASSIGNMENT, PARTS, XSLM, XSLM_ARTIFACTS, load, registered, suffix
 from grading.paths import (

@@ -15,8 +15,7 @@ import nbformat
 import pytest
 
 from grading import cli
-from grading.judge import cgroups, sandbox
-from grading.machine import course_user
+from grading.machine import cgroups, course_user, sandbox
 from grading.paths import ROOT
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="set-up creates an account: root only")

@@ -24,8 +24,7 @@ import pytest
 
 from grading import classroom
 from grading.authoring import course
-from grading.judge import sandbox
-from grading.machine import course_user
+from grading.machine import course_user, sandbox
 from grading.paths import ROOT
 from tests import hostile, processes
 from tests.test_hostile_class import (

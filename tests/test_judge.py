@@ -241,7 +241,7 @@ def test_unsafe_grading_still_uses_the_json_boundary_and_says_so(tmp_path, monke
     """With ATTENTION_UNSAFE_NO_SANDBOX=1 the verdicts are the same,
     and every record says it was unsafe.
     """
-    from grading.judge import sandbox
+    from grading.machine import sandbox
 
     monkeypatch.setenv(sandbox.UNSAFE_FLAG, "1")
     verdicts, problems = judge.judge_folder(submission(tmp_path, WRONG_SOFTMAX))

@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from grading.judge import cgroups, sandbox
+from grading.machine import cgroups, sandbox
 from grading.paths import ROOT
 from tests.processes import alive
 
@@ -361,7 +361,7 @@ def test_an_environment_under_tmp_still_works(tmp_path):
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
     probe = (
-        "from grading.judge import sandbox; import subprocess, sys; "
+        "from grading.machine import sandbox; import subprocess, sys; "
         "print(sandbox.problem()); "
         "print(subprocess.run(sandbox.wrap([sys.executable, '-I', '-S', '-c', "
         '\'import os; open("/tmp/w", "w"); print("ok")\']), capture_output=True, text=True).stdout)'
@@ -383,7 +383,7 @@ def test_two_grading_processes_never_share_a_sandbox_uid():
     theirs = subprocess.run(
         [sys.executable, "-c",
          f"import os; os.getpid = lambda: {os.getpid()}\n"  # the same starting point as ours
-         "from grading.judge import sandbox; print(sandbox.sandbox_uid())"],
+         "from grading.machine import sandbox; print(sandbox.sandbox_uid())"],
         cwd=ROOT, capture_output=True, text=True, check=True,
     ).stdout  # fmt: skip
     assert int(theirs) != mine

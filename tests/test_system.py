@@ -91,7 +91,7 @@ def test_each_program_is_named_once_and_unknown_needs_are_refused(monkeypatch):
 
 def test_the_sandbox_runs_the_bubblewrap_the_variable_names(monkeypatch, tmp_path):
     """BWRAP is the one name for the sandbox's program: the check and the sandbox agree."""
-    from grading.judge import sandbox
+    from grading.machine import sandbox
 
     monkeypatch.setenv("BWRAP", str(tmp_path / "bwrap"))
     assert system.program("bwrap") == str(tmp_path / "bwrap")

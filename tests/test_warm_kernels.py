@@ -8,7 +8,7 @@ import os
 import nbformat
 import pytest
 
-from grading.judge import sandbox
+from grading.machine import sandbox
 from grading.nbgrader.preprocess import SandboxedExecute, launcher_arguments
 from grading.scale import warm_kernels
 

@@ -23,7 +23,7 @@ from checkpoints.diagnose import diagnose, probe_signatures
 from checkpoints.modelfile import STEPS, read_sections, step_number
 from checkpoints.steps import CHECKS
 from grading.judge import attention_hidden as hidden
-from grading.judge import core, sandbox
+from grading.judge import core
 from grading.judge.core import (
     Budget,
     Remembered,
@@ -40,6 +40,7 @@ from grading.judge.core import (
 )
 from grading.judge.isolation import UNDERLAY
 from grading.judge.reference import reference
+from grading.machine import sandbox
 
 # Every graded cell of the course: grade_id -> (kind, what it judges). tests/test_judge.py keeps it
 # equal to the master notebooks' graded cells.

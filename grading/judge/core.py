@@ -23,8 +23,8 @@ from checkpoints import i18n
 from checkpoints.modelfile import foreign_imports
 from checkpoints.report import Check, Report
 from grading import parts
-from grading.judge import cgroups, sandbox
 from grading.judge.reference import reference
+from grading.machine import cgroups, sandbox
 
 WORKER_SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "worker.py")
 CALL_SECONDS = 10.0  # one call of a learner function

@@ -22,7 +22,7 @@ from checkpoints.compare import first_difference
 from checkpoints.modelfile import foreign_imports, read_sections
 from checkpoints.xslm import artifacts, checks, files
 from checkpoints.xslm.checks import VISIBLE, Probe, checkpoint_report, signature
-from grading.judge import core, sandbox, xslm_hidden
+from grading.judge import core, xslm_hidden
 from grading.judge.core import (
     Budget,
     Verdict,
@@ -34,6 +34,7 @@ from grading.judge.core import (
     safely,
     said,
 )
+from grading.machine import sandbox
 from grading.paths import LEARNER_PACKAGE, XSLM_REFERENCE
 
 ASSIGNMENT = "xslm"  # part two's nbgrader assignment: notebooks/xslm

@@ -6,8 +6,8 @@
 Set-up makes, when they are missing:
 - the system account USER (no login, no home) and its group;
 - its subordinate ids, SANDBOX_UIDS in /etc/subuid and /etc/subgid, so each of its sandboxes runs
-  under a uid of its own (grading.judge.sandbox, "mapped"); newuidmap (Debian's uidmap) maps them;
-- this course's parent cgroup in each hierarchy, given to USER (grading.judge.cgroups.delegate), so
+  under a uid of its own (grading.machine.sandbox, "mapped"); newuidmap (Debian's uidmap) maps them;
+- this course's parent cgroup in each hierarchy, given to USER (machine.cgroups.delegate), so
   its sandboxes' processes are capped, frozen and ended without root. cgroups live in memory:
   set-up runs again after a reboot.
 
@@ -34,7 +34,7 @@ import sys
 import threading
 
 from grading import paths
-from grading.judge import cgroups, sandbox
+from grading.machine import cgroups, sandbox
 from grading.nbgrader import records
 from grading.scale import postgres
 

@@ -30,7 +30,8 @@ from traitlets import Bool
 
 from checkpoints import i18n
 from grading import parts
-from grading.judge import cgroups, core, sandbox
+from grading.judge import core
+from grading.machine import cgroups, sandbox
 from grading.parts import ASSIGNMENT
 from grading.paths import JUDGED, SUBMITTED, masters
 from grading.scale import warm_kernels
@@ -210,7 +211,7 @@ class SandboxedKernelManager(AsyncKernelManager):
     warm sandbox instead; if that sandbox fails, the kernel is started from scratch as usual.
     """
 
-    runtime = None  # this kernel's socket folder (grading.judge.sandbox.socket_folder)
+    runtime = None  # this kernel's socket folder (grading.machine.sandbox.socket_folder)
     staging = None  # the host folder of staged copies, /handed-in inside
     handed_in = None  # the name of this notebook's staged copy in it
     forker = None

@@ -48,7 +48,7 @@ SITE = os.path.dirname(os.path.dirname(kernelapp.__file__))
 LAUNCHER = os.path.join(SITE, "ipykernel_launcher.py")  # what sys.argv[0] is in a kernel
 
 
-WORKDIR, HANDED_IN = "/submission", "/handed-in"  # as grading.judge.sandbox binds them
+WORKDIR, HANDED_IN = "/submission", "/handed-in"  # as grading.machine.sandbox binds them
 SCRATCH = ("/tmp", "/var/tmp", "/dev/shm", WORKDIR)
 
 

@@ -3,7 +3,7 @@
 Starting an ipykernel from scratch costs about 0.65 CPU seconds, most of it importing IPython and
 ipykernel; a submission has eight notebooks, so that is about 5 of the 7 CPU seconds grading one
 takes. The grading servers (grading.scale.farm) therefore start, for each submission, one sandbox
-exactly like a kernel's (grading.judge.sandbox: the same binds, uid, limits and environment) running
+exactly like a kernel's (machine.sandbox: the same binds, uid, limits and environment) running
 scale/forker.py, which imports ipykernel once and then forks a fresh kernel for each notebook
 (about 0.2 CPU seconds each). Each notebook still gets a new process with nothing of the previous
 notebook's in it; jupyter_client drives it through a Popen-like handle (`ForkedKernel`).
@@ -16,7 +16,7 @@ one expected, or none within REPLY_SECONDS, ends the sandbox and the notebook fa
 kernel started from scratch.
 
 No learner process outlives its notebook: when a kernel ends, every process in the sandbox but
-bubblewrap's and the forker's is frozen, killed and counted gone (judge.cgroups), and the next
+bubblewrap's and the forker's is frozen, killed and counted gone (machine.cgroups), and the next
 kernel starts from a wiped /tmp and a fresh copy of the submission. Without cgroups (grading as
 another user than root) the whole sandbox ends with each kernel instead.
 """
@@ -32,7 +32,7 @@ import sys
 import threading
 import time
 
-from grading.judge import cgroups, sandbox
+from grading.machine import cgroups, sandbox
 
 FORKER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "forker.py")
 REPLY_SECONDS = 30  # a fork and its reply take milliseconds; a silent forker is broken

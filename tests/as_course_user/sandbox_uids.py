@@ -11,7 +11,7 @@ import subprocess
 import sys
 import time
 
-from grading.judge import cgroups, sandbox
+from grading.machine import cgroups, sandbox
 from tests.processes import alive
 
 DETACHED = """

@@ -13,7 +13,7 @@ One command builds it (`wrap`). Inside:
   pid/ipc/uts namespaces, a clean environment;
 - limits: address space, processes, CPU seconds, file size and open files (prlimit); a uid of its
   own (`sandbox_uid`), so the process limit bites and nothing on the host is its to write; and a
-  cgroup of its own (judge.cgroups), so every process it starts is ended and the end confirmed.
+  cgroup of its own (machine.cgroups), so every process it starts is ended and the end confirmed.
 
 How the sandbox gets its own uid depends on who grades (`uid_mode`):
 - "root": setpriv drops it to one of SANDBOX_UIDS on the host;
@@ -363,7 +363,7 @@ def wrap(
 ):  # fmt: skip
     """The full command that runs argv sandboxed (or, with the unsafe flag, only under limits).
 
-    With a group (grading.judge.cgroups.Group), the sandbox starts inside it: every process it ever
+    With a group (machine.cgroups.Group), the sandbox starts inside it: every process it ever
     starts can be frozen, ended and counted.
     """
     if unsafe():
@@ -537,7 +537,7 @@ def end(process, group=None):
     """Stop a sandboxed process tree and close its pipes; with its group, confirm the end.
 
     Its process group goes when it leads one; bubblewrap's pid namespace takes everything inside
-    with it. The group (judge.cgroups) makes that certain: every member is frozen, killed and
+    with it. The group (machine.cgroups) makes that certain: every member is frozen, killed and
     counted gone, double forks and setsid included, before this returns.
     """
     try:
