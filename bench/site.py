@@ -16,7 +16,7 @@ import time
 
 from grading.authoring import course
 from lite import build
-from tests.lab_server import serving
+from tests.fixtures.lab_server import serving
 from tests.test_browser import CHROMIUM, CHROMIUM_FLAGS, SOFTMAX
 
 PASSED = "softmax: all 8 checks hold"

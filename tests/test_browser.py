@@ -14,8 +14,8 @@ from playwright.sync_api import expect
 
 from grading.authoring.mistakes import BUGGY
 from grading.paths import ROOT
-from tests import notebook_page
-from tests.lab_server import running_lab
+from tests.fixtures import notebook_page
+from tests.fixtures.lab_server import running_lab
 
 pytestmark = [pytest.mark.nbgrader, pytest.mark.browser]
 CHROMIUM = "/usr/bin/chromium"

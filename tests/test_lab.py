@@ -9,7 +9,7 @@ import urllib.error
 import pytest
 
 from grading.paths import ROOT
-from tests.lab_server import get, running_lab
+from tests.fixtures.lab_server import get, running_lab
 
 pytestmark = pytest.mark.nbgrader
 

@@ -42,8 +42,8 @@ from grading.judge.isolation import UNDERLAY
 from grading.judge.reference import reference
 from grading.machine import sandbox
 
-# Every graded cell of the course: grade_id -> (kind, what it judges). tests/test_judge.py keeps it
-# equal to the master notebooks' graded cells.
+# Every graded cell of part one: grade_id -> (kind, what it judges). test_judge.py keeps it equal
+# to the master notebooks' graded cells.
 CELLS = {
     "step01-softmax-checks": ("visible", "softmax"),
     "step01-softmax-hidden": ("hidden", "softmax"),

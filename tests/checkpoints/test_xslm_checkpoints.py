@@ -1,0 +1,156 @@
+"""Part two's learner side (checkpoints/xslm): saving into engine.py and gpt.py, the checkpoints on
+the reference and on every catalogued mistake, the artifacts' checks, and answers.json being
+current. Everything here is what a learner's kernel runs."""
+
+import html
+import json
+import math
+import os
+import shutil
+
+import pytest
+
+import xslm
+from checkpoints.modelfile import ModelFileError
+from checkpoints.xslm import artifacts, files
+from checkpoints.xslm.checks import (
+    ANSWERS_FILE,
+    BY_NAME,
+    CHECKS,
+    MISTAKES,
+    Local,
+    checkpoint_report,
+)
+from grading import paths
+from grading.authoring.fingerprints import build_xslm, render
+from grading.authoring.mistakes.part_two import buggy
+
+pytestmark = pytest.mark.xslm
+ROOT = paths.ROOT
+
+
+def test_answers_file_is_current():
+    """answers.json is exactly what the reference and the mistakes answer now."""
+    with open(ANSWERS_FILE, encoding="utf-8") as f:
+        assert f.read() == render(build_xslm()), "run: python -m grading fingerprints"
+
+
+@pytest.mark.parametrize("name", list(CHECKS))
+def test_reference_passes_every_checkpoint(name):
+    """The reference engine.py and gpt.py pass all their checks, with no diagnosis."""
+    report = checkpoint_report(name, Local(xslm.engine, xslm.gpt))
+    assert report.passed, repr(report)
+
+
+def test_every_mistake_of_the_issue_is_catalogued():
+    """The eight mistakes issue 12 names are in the catalogue, each as code in
+    grading/authoring/mistakes/ (engine.py, gpt.py)."""
+    from grading.authoring.mistakes.part_two import MISTAKES as AS_CODE
+
+    assert {m.name for m in MISTAKES} == set(AS_CODE)
+    assert len(MISTAKES) == 8
+
+
+@pytest.mark.parametrize("name", sorted(BY_NAME))
+def test_mistake_fails_its_checkpoint_and_is_named(name):
+    """The checkpoint that owns a mistake fails on it, names it, and keeps the fix for hint()."""
+    mistake = BY_NAME[name]
+    report = checkpoint_report(mistake.checkpoint, Local(*buggy(name)))
+    assert not report.passed
+    assert [m.name for m in report.diagnosis] == [name]
+    assert f"looks like: {mistake.title}" in repr(report)
+    assert html.escape(mistake.hint) not in report._repr_html_()
+    assert html.escape(mistake.hint) in report.but(level=1)._repr_html_()
+
+
+def test_a_crashing_engine_is_a_failed_check_not_a_crash():
+    """An engine whose backward raises gives ✗ lines with the exception's name."""
+    import types
+
+    text = open(os.path.join(ROOT, "xslm", "engine.py"), encoding="utf-8").read()
+    broken = types.ModuleType("broken_engine")
+    exec(text.replace("self.grad = 1.0", "self.grad = 1 / 0"), broken.__dict__)
+    report = checkpoint_report("Value", Local(broken, None))
+    assert not report.passed
+    assert "raised ZeroDivisionError" in repr(report)
+
+
+CELLS = {
+    "Value": "import math\n\nclass Value:\n    def __init__(self, x):\n        self.data = x\n",
+    "softmax": "def softmax(values):\n    return values\n",
+    "GPT": "import random\n\nclass GPT:\n    def make(self):\n        return random.random()\n",
+}
+
+
+def test_save_writes_sections_in_step_order_and_gpt_py_on_its_first_save(tmp_path):
+    """engine.py starts as a stub; gpt.py appears with the first gpt section; sections keep the
+    notebooks' order whatever order they are saved in, and saving again replaces."""
+    files.ensure_files(str(tmp_path))
+    assert os.listdir(tmp_path) == ["engine.py"]
+    files.save_section("softmax", CELLS["softmax"], str(tmp_path))
+    files.save_section("Value", CELLS["Value"], str(tmp_path))
+    files.save_section("Value", CELLS["Value"], str(tmp_path))
+    files.save_section("GPT", CELLS["GPT"], str(tmp_path))
+    engine_text = (tmp_path / "engine.py").read_text()
+    assert engine_text.count("class Value") == 1
+    assert engine_text.index("step 1: Value") < engine_text.index("step 2: softmax")
+    assert "from engine import" in (tmp_path / "gpt.py").read_text()
+
+
+def test_each_file_refuses_imports_beyond_its_own(tmp_path):
+    """Both files take the standard library; gpt.py also engine; the refusal names the module."""
+    with pytest.raises(ModelFileError, match="'numpy'.*standard library$"):
+        files.save_section("Value", "import numpy\nclass Value:\n    pass\n", str(tmp_path))
+    with pytest.raises(ModelFileError, match="'engine'.*standard library$"):
+        files.save_section("Value", "import engine\nclass Value:\n    pass\n", str(tmp_path))
+    with pytest.raises(ModelFileError, match="'torch'.*standard library, engine"):
+        files.save_section("GPT", "import torch\nclass GPT:\n    pass\n", str(tmp_path))
+    files.save_section("Value", "import random\nclass Value:\n    pass\n", str(tmp_path))
+    files.save_section("GPT", CELLS["GPT"], str(tmp_path))  # engine is fine in gpt.py
+
+
+def test_a_broken_section_costs_only_that_section(tmp_path):
+    """A hand edit that breaks norm leaves Value and softmax loadable, and says which broke."""
+    shutil.copy(os.path.join(ROOT, "xslm", "engine.py"), tmp_path / "engine.py")
+    text = (tmp_path / "engine.py").read_text().replace("def norm(x, eps=1e-5):", "def norm(x,:")
+    (tmp_path / "engine.py").write_text(text)
+    engine, gpt = files.load_learner(str(tmp_path))
+    assert gpt is None and hasattr(engine, "softmax") and not hasattr(engine, "norm")
+    assert "norm" in engine.BROKEN_SECTIONS
+
+
+def reference_model():
+    """The artifact checks' model functions made with the reference."""
+    return artifacts.learner_model(xslm.engine, xslm.gpt)
+
+
+def copy_outputs(tmp_path):
+    for name in (artifacts.LOSS_FILE, artifacts.WEIGHTS_FILE, artifacts.SAMPLES_FILE):
+        shutil.copy(os.path.join(ROOT, "outputs", name), tmp_path / name)
+
+
+def test_reference_artifacts_pass_their_checks(tmp_path):
+    """The masters' loss curve, weights and samples pass, recomputed with the reference."""
+    copy_outputs(tmp_path)
+    held_out_loss, generate_text = reference_model()
+    assert artifacts.loss_report(str(tmp_path), held_out_loss).passed
+    assert artifacts.samples_report(str(tmp_path), generate_text).passed
+
+
+def test_a_flat_curve_untrained_weights_and_made_up_samples_fail(tmp_path):
+    """A curve that does not fall, weights that never trained, or samples the weights did not
+    generate each fail their own check."""
+    copy_outputs(tmp_path)
+    held_out_loss, generate_text = reference_model()
+    flat = "\n".join(f"{k} {math.log(40):.6f}" for k in range(240))
+    (tmp_path / artifacts.LOSS_FILE).write_text(flat + "\n")
+    untrained = xslm.gpt.GPT(*artifacts.DIMS).state()
+    (tmp_path / artifacts.WEIGHTS_FILE).write_text(json.dumps(untrained))
+    report = artifacts.loss_report(str(tmp_path), held_out_loss)
+    assert [c.passed for c in report.checks] == [True, False, True, False]
+    copy_outputs(tmp_path)
+    lines = (tmp_path / artifacts.SAMPLES_FILE).read_text().splitlines()
+    lines[1] = "T=0.5 | 'the dog sleeps.'"
+    (tmp_path / artifacts.SAMPLES_FILE).write_text("\n".join(lines) + "\n")
+    report = artifacts.samples_report(str(tmp_path), generate_text)
+    assert [c.passed for c in report.checks] == [True, False]

@@ -1,0 +1,208 @@
+"""Parallel grading (scale/farm.py): the same gradebook as plain `nbgrader autograde`, cell by
+cell, with parallel local workers, a worker that dies, a real Dask cluster and a PostgreSQL
+gradebook; and a rerun grades only what is missing.
+"""
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+import nbformat
+import pytest
+
+from grading import classroom
+from grading.authoring import course
+from grading.authoring.mistakes import BUGGY
+from grading.machine import course_user
+from grading.scale import farm, postgres
+from tests.fixtures.lab_server import free_port
+
+pytestmark = pytest.mark.nbgrader
+scores = classroom.cell_scores  # {student: {grade_id: score}} from the gradebook
+CLASS = {"correct": None, "no-sqrt-d": "attention.no_scaling", "post-ln": "block.post_ln"}
+
+
+def fresh_class():
+    """A clean slate (new SQLite gradebook, release registered) and the small class submitted."""
+    classroom.start_over()
+    for student, mistake in CLASS.items():
+        replace = {BUGGY[mistake][0]: BUGGY[mistake][1]} if mistake else None
+        classroom.write_submission(student, replace=replace)
+
+
+@pytest.fixture(scope="module")
+def plain():
+    """The class graded by plain `nbgrader autograde attention` (one call): the baseline."""
+    fresh_class()
+    done = course.nbgrader("autograde", "attention", "--force")
+    assert done.returncode == 0, done.stderr[-2000:]
+    baseline = scores()
+    assert baseline["correct"]["step02-attention-hidden"] == 3  # the baseline itself is sound
+    assert baseline["no-sqrt-d"]["step02-attention-hidden"] == 0
+    return baseline
+
+
+def graded_outputs():
+    """{(student, notebook, cell id): what the graded notebook shows}: the feedback's content."""
+    shown = {}
+    for student in CLASS:
+        folder = os.path.join(classroom.ROOT, "autograded", student, "attention")
+        for name in sorted(os.listdir(folder)):
+            if name.endswith(".ipynb"):
+                for cell in nbformat.read(os.path.join(folder, name), as_version=4).cells:
+                    shown[student, name, cell.get("id")] = [
+                        (o.output_type, o.get("text"), o.get("data", {}).get("text/plain"),
+                         o.get("ename"), o.get("evalue"))
+                        for o in coalesced(cell.get("outputs", []))
+                    ]  # fmt: skip
+    return shown
+
+
+def coalesced(outputs):
+    """Outputs with each run of one stream's pieces joined: how a kernel cuts what a cell prints
+    into pieces depends on timing (a busy machine cuts more), what it prints does not."""
+    joined = []
+    for o in outputs:
+        if o.output_type == "stream" and joined and joined[-1].get("name") == o.name:
+            joined[-1] = {**joined[-1], "text": joined[-1]["text"] + o.text}
+        else:
+            joined.append(dict(o))
+    return [nbformat.from_dict(o) for o in joined]
+
+
+@pytest.fixture(scope="module")
+def plain_outputs(plain):
+    """What plain nbgrader's graded notebooks show (its kernels started from scratch)."""
+    return graded_outputs()
+
+
+def test_parallel_workers_give_plain_nbgraders_gradebook_and_feedback(plain, plain_outputs):
+    """JOBS=2 with warm kernels: every cell scores and shows what plain nbgrader gave it."""
+    outcomes = farm.autograde(list(CLASS), jobs=2, force=True)
+    assert sorted(o.student for o in outcomes if o.ok) == sorted(CLASS)
+    assert scores() == plain
+    shown = graded_outputs()
+    assert any(shown.values())  # the notebooks ran: there is something to compare
+    assert shown == plain_outputs
+
+
+def test_a_rerun_grades_only_what_is_missing_or_changed(plain):
+    """Graded and unchanged (even if touched): skipped. Changed content, or no record: graded."""
+    farm.autograde(list(CLASS), jobs=2, force=True)
+    assert farm.autograde(list(CLASS), jobs=2) == []
+    notebook = os.path.join(classroom.SUBMITTED, "post-ln", "attention", "01-softmax.ipynb")
+    os.utime(notebook, (time.time() + 5, time.time() + 5))
+    assert farm.autograde(list(CLASS), jobs=2) == []  # a new timestamp alone changes nothing
+    with open(notebook, "a") as f:
+        f.write("\n")  # a changed byte (still valid JSON); timestamps alone do not count
+    os.remove(farm.marker("correct"))
+    again = farm.autograde(list(CLASS), jobs=2)
+    assert sorted(o.student for o in again) == ["correct", "post-ln"]
+    assert scores() == plain
+
+
+CRASHING_SERVER = ["-m", "tests.fixtures.crashing_server"]  # the farm's server, dying once on cue
+
+
+@pytest.fixture
+def flag():
+    """A path the grading servers may create: in a folder of the course user's when root grades
+    (its servers run as that user), else of the test's."""
+    folder = tempfile.mkdtemp(prefix="attention-flag-")
+    if os.geteuid() == 0:
+        user = course_user.setup()
+        os.chown(folder, user.pw_uid, user.pw_gid)
+    yield os.path.join(folder, "flag")
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_a_worker_that_dies_is_replaced_and_its_submission_retried(plain, flag, monkeypatch):
+    """The server grading no-sqrt-d exits hard once: a new server grades it, nothing is lost."""
+    monkeypatch.setattr(farm, "SERVER", CRASHING_SERVER)
+    monkeypatch.setenv("ATTENTION_FARM_CRASH", "no-sqrt-d")
+    monkeypatch.setenv("ATTENTION_FARM_FLAG", flag)
+    outcomes = {o.student: o for o in farm.autograde(list(CLASS), jobs=2, force=True)}
+    assert os.path.exists(flag), "the server did not die: the test tests nothing"
+    assert outcomes["no-sqrt-d"].ok and outcomes["no-sqrt-d"].attempts == 2
+    assert all(o.ok and o.attempts == 1 for s, o in outcomes.items() if s != "no-sqrt-d")
+    assert scores() == plain
+
+
+def test_a_worker_that_hangs_is_stopped_and_its_submission_retried(plain, flag, monkeypatch):
+    """The server grading post-ln goes silent once: after the deadline a new server grades it."""
+    monkeypatch.setattr(farm, "SERVER", CRASHING_SERVER)
+    monkeypatch.setenv("ATTENTION_FARM_CRASH", "post-ln")
+    monkeypatch.setenv("ATTENTION_FARM_HOW", "hang")
+    monkeypatch.setenv("ATTENTION_FARM_FLAG", flag)
+    monkeypatch.setenv("ATTENTION_SUBMISSION_SECONDS", "45")  # a submission takes about 10 s
+    [outcome] = farm.autograde(["post-ln"], jobs=1, force=True)
+    assert os.path.exists(flag), "the server did not hang: the test tests nothing"
+    assert outcome.ok and outcome.attempts == 2
+    assert scores()["post-ln"] == plain["post-ln"]
+
+
+def start(command):
+    """A background process in its own group (stopped with its children by stop()), as the
+    course user when root starts it, as docs/large-classes.md says to start Dask's."""
+    env = dict(os.environ, PYTHONPATH=classroom.ROOT)  # workers import grading.scale.farm's tasks
+    return subprocess.Popen(course_user.command(command), cwd=classroom.ROOT,
+                            env=course_user.environment(env), start_new_session=True,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+
+
+def stop(process):
+    """Stop a process group started by start()."""
+    try:
+        os.killpg(process.pid, signal.SIGTERM)
+        process.wait(timeout=30)
+    except (ProcessLookupError, subprocess.TimeoutExpired):
+        os.killpg(process.pid, signal.SIGKILL)
+
+
+def test_a_dask_cluster_gives_plain_nbgraders_gradebook(plain):
+    """A `dask scheduler` and two `dask worker` processes on this machine grade the class."""
+    port = free_port()
+    dask = os.path.join(os.path.dirname(sys.executable), "dask")
+    address = f"tcp://127.0.0.1:{port}"
+    processes = [start([dask, "scheduler", "--host", "127.0.0.1", "--port", str(port),
+                        "--no-dashboard"])]  # fmt: skip
+    try:
+        for _ in range(2):
+            processes.append(start([dask, "worker", address, "--nthreads", "1", "--no-dashboard",
+                                    "--local-directory", "/tmp"]))  # fmt: skip
+        outcomes = farm.autograde(list(CLASS), scheduler=address, force=True)
+    finally:
+        for process in reversed(processes):
+            stop(process)
+    assert sorted(o.student for o in outcomes if o.ok) == sorted(CLASS)
+    assert scores() == plain
+
+
+def test_a_postgresql_gradebook_gives_plain_nbgraders_scores(plain, monkeypatch):
+    """Release and parallel autograde on a real PostgreSQL server: the same scores as SQLite."""
+    folder = tempfile.mkdtemp(prefix="attention-pg-")  # pytest's tmp_path is closed to `postgres`
+    os.chmod(folder, 0o755)
+    url = postgres.start(folder, free_port())
+    try:
+        monkeypatch.setenv("DB_URL", url)
+        course.release()  # registers the assignment in the PostgreSQL gradebook
+        outcomes = farm.autograde(list(CLASS), jobs=2, force=True)
+        assert sorted(o.student for o in outcomes if o.ok) == sorted(CLASS)
+        assert scores() == plain
+    finally:
+        postgres.stop(folder)
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="about workers root started")
+def test_a_dask_worker_run_by_root_refuses_to_grade():
+    """A Dask worker runs whatever its scheduler sends: one running as root grades nothing, and a
+    local cluster is not started as root (make autograde hands over first)."""
+    with pytest.raises(PermissionError, match="must not run as root"):
+        farm.grade_on_worker("correct")
+    with pytest.raises(PermissionError, match="must not run as root"):
+        farm.grade_on_cluster(["correct"], "local", progress=lambda outcome: None)

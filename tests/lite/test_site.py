@@ -1,0 +1,578 @@
+"""The in-browser edition: `make site` builds a static site that runs the whole course in the
+browser (JupyterLite, Pyodide), serves everything it runs, and ships no solution.
+
+The browser tests serve the site with `python -m http.server`, as docs/browser.md says, and
+drive Debian's chromium with Playwright; every request that would leave 127.0.0.1 is refused
+and recorded.
+"""
+
+import asyncio
+import hashlib
+import importlib.util
+import json
+import math
+import os
+import re
+import shutil
+import subprocess
+import time
+import zipfile
+
+import nbformat
+import pytest
+from playwright.sync_api import expect
+
+from checkpoints import compare, i18n
+from checkpoints.diagnose import FINGERPRINTS_FILE
+from checkpoints.xslm.checks import ANSWERS_FILE
+from grading.authoring import course, editions, masters
+from grading.parts import PARTS
+from grading.paths import ROOT
+from lite import build
+from tests.fixtures import notebook_page
+from tests.fixtures.lab_server import serving
+from tests.fixtures.leaks import leaked_lines, solution_lines
+from tests.test_browser import CHROMIUM, CHROMIUM_FLAGS, EXERCISE, SOFTMAX, screenshot
+
+pytestmark = pytest.mark.site
+PART_NOTEBOOKS = {name: masters.notebooks(part.masters) for name, part in PARTS.items()}
+
+
+def strict_json(text):
+    """Parse JSON as a browser does: NaN and Infinity are errors."""
+
+    def refuse(name):
+        raise ValueError(f"{name} is not JSON")
+
+    return json.loads(text, parse_constant=refuse)
+
+
+# --- without building: the pieces the build is made of ---------------------------------------
+
+
+def test_answer_tables_are_json_a_browser_reads():
+    """fingerprints.json and answers.json parse strictly, and their nan/inf come back as floats."""
+    for path in (FINGERPRINTS_FILE, ANSWERS_FILE):
+        with open(path, encoding="utf-8") as f:
+            strict_json(f.read())
+    table = compare.load_table(FINGERPRINTS_FILE)
+    flat = json.dumps(table)  # Python's own dump writes NaN back as NaN
+    assert "NaN" in flat, "the softmax-without-shift fingerprints hold nan answers"
+
+
+def test_nonfinite_numbers_survive_strict_json(tmp_path):
+    """to_strict_json then load_table gives back nan, inf and -inf where they were."""
+    table = {"a": [1.5, math.nan, [math.inf, -math.inf]], "b": {"raises": "ValueError"}}
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps(compare.to_strict_json(table), allow_nan=False))
+    back = compare.load_table(path)
+    assert back["a"][0] == pytest.approx(1.5) and math.isnan(back["a"][1])
+    assert back["a"][2][0] == math.inf and back["a"][2][1] == -math.inf
+    assert back["b"] == {"raises": "ValueError"}
+
+
+def load_standin(path):
+    """Import one file of lite/standins as a module of its own (not the name the browser uses:
+    no real micropip or piplite is shadowed, and none is needed)."""
+    spec = importlib.util.spec_from_file_location(
+        "standin_" + path.replace("/", "_").removesuffix(".py"),
+        os.path.join(build.STANDINS, path),
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_micropip_standin_refuses_to_install_and_says_why():
+    """The site's micropip installs nothing; it names the packages and says why."""
+    micropip = load_standin("micropip/__init__.py")
+    with pytest.raises(RuntimeError, match=r"^numpy cannot be installed here: .*no package inst"):
+        asyncio.run(micropip.install("numpy"))
+    with pytest.raises(RuntimeError, match=r"^numpy, scipy cannot be installed here"):
+        asyncio.run(micropip.install(["numpy", "scipy"]))
+
+
+def test_pip_magic_names_only_the_packages():
+    """`%pip install -q numpy` asks for numpy alone; another pip command says there is no pip."""
+    cli = load_standin("piplite/cli.py")
+    code = asyncio.run(cli.get_transformed_code(["install", "-q", "numpy"]))
+    assert code == "await __import__(\"piplite\").install(['numpy'])\n"
+    code = asyncio.run(cli.get_transformed_code(["list"]))
+    with pytest.raises(RuntimeError, match="this course site has no pip: list"):
+        exec(code)
+
+
+def test_standin_wheels_are_wheels_pyodide_can_check(tmp_path):
+    """A stand-in's wheel lists every file in RECORD with its hash; its lock entry names it."""
+    for name in ("micropip", "piplite"):
+        path = build.standin_wheel(name, tmp_path)
+        entry = build.wheel_entry(path)
+        assert entry["name"] == name and entry["imports"] == [name]
+        assert entry["sha256"] == hashlib.sha256(open(path, "rb").read()).hexdigest()
+        with zipfile.ZipFile(path) as whl:
+            record = whl.read(f"{name}-0+course.dist-info/RECORD").decode().splitlines()
+            listed = {line.split(",")[0] for line in record}
+            assert listed == set(whl.namelist())
+            assert f"{name}/__init__.py" in listed
+    assert build.standin_wheel("micropip", tmp_path) == path.replace("piplite", "micropip")
+
+
+def test_kernel_wheels_need_nothing_the_site_lacks():
+    """Every requirement of every wheel the kernel loads (on Pyodide's platform) is a wheel the
+    site ships: the browser never looks for a package elsewhere."""
+    from packaging.markers import default_environment
+    from packaging.requirements import Requirement
+    from packaging.utils import canonicalize_name
+
+    wheels = build.kernel_wheels()
+    names = {build.wheel_entry(w)["name"] for w in wheels}
+    env = dict(
+        default_environment(),
+        sys_platform="emscripten",
+        platform_system="Emscripten",
+        python_version=build.PYODIDE_PYTHON,
+        python_full_version=build.PYODIDE_PYTHON + ".0",
+    )
+    for path in wheels:
+        with zipfile.ZipFile(path) as whl:
+            meta = next(n for n in whl.namelist() if n.endswith(".dist-info/METADATA"))
+            for line in whl.read(meta).decode().splitlines():
+                if line.startswith("Requires-Dist:"):
+                    req = Requirement(line.split(":", 1)[1].strip())
+                    if req.marker is None or req.marker.evaluate(dict(env, extra="")):
+                        assert canonicalize_name(req.name) in names, f"{path} needs {req}"
+    assert {"ipython", "pyodide-kernel", "comm", "traitlets"} <= names
+
+
+def test_kernel_wheels_are_the_versions_the_course_pins():
+    """lite/requirements-pyodide.txt pins each package at requirements.txt's version."""
+    from packaging.utils import canonicalize_name
+
+    def pins(path):
+        with open(path, encoding="utf-8") as f:
+            lines = [ln.split()[0] for ln in f if "==" in ln and not ln.startswith("#")]
+        return {canonicalize_name(ln.split("==")[0]): ln.split("==")[1] for ln in lines}
+
+    course_pins = pins(os.path.join(ROOT, "requirements.txt"))
+    for name, version in pins(build.REQUIREMENTS).items():
+        assert course_pins.get(name) == version, name
+
+
+def test_a_folder_that_is_no_site_is_never_replaced(tmp_path):
+    """make site SITE=<a folder of someone's files> refuses before touching anything."""
+    (tmp_path / "thesis.tex").write_text("months of work")
+    with pytest.raises(SystemExit, match="no site built here"):
+        build.build(str(tmp_path))
+    assert (tmp_path / "thesis.tex").read_text() == "months of work"
+
+
+def test_hand_in_zips_one_part_and_says_what_is_missing(tmp_path, monkeypatch):
+    """hand_in() takes the part's notebooks (by their grade ids, whatever their names), the files
+    its steps save into and its outputs; part two's notebooks and other files stay out."""
+    import checkpoints
+    from checkpoints import xslm
+
+    for part, names in PART_NOTEBOOKS.items():
+        for name in names:
+            book = nbformat.read(os.path.join(PARTS[part].masters, name), 4)
+            saved_as = "my copy.ipynb" if name == "03-causal-mask.ipynb" else name
+            nbformat.write(book, tmp_path / saved_as)
+    (tmp_path / "broken.ipynb").write_text("{not json")
+    (tmp_path / "model.py").write_text("import math\n")
+    (tmp_path / "outputs").mkdir()
+    (tmp_path / "outputs" / "02-scale.txt").write_text("d=4: 1.0\n")
+    (tmp_path / "notes.txt").write_text("private")
+    monkeypatch.chdir(tmp_path)
+    i18n.use_edition("en")
+    report = checkpoints.hand_in()
+    with zipfile.ZipFile(tmp_path / "hand-in-attention.zip") as z:
+        inside = set(z.namelist())
+    expected = set(PART_NOTEBOOKS["attention"]) - {"03-causal-mask.ipynb"}
+    assert inside == expected | {"my copy.ipynb", "model.py", "outputs/02-scale.txt"}
+    assert report.missing == ["outputs/05-perm.txt", "outputs/08-notes.md"]
+    assert "hand-in-attention.zip: 10 files" in repr(report)
+    assert "outputs/05-perm.txt" in report._repr_html_()
+    part_two = xslm.hand_in()
+    with zipfile.ZipFile(tmp_path / "hand-in-xslm.zip") as z:
+        assert set(z.namelist()) == set(PART_NOTEBOOKS["xslm"])
+    assert part_two.missing[:2] == ["engine.py", "gpt.py"]
+    i18n.use_edition("ko")
+    try:
+        assert "제출할 준비" in repr(checkpoints.hand_in())
+    finally:
+        i18n.use_edition("en")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    lonely = checkpoints.hand_in()
+    assert not lonely.has_notebooks and "No notebook of this part" in repr(lonely)
+    assert lonely.files == [] and "model.py" in lonely.missing
+
+
+def collect_and_grade(zip_path, student):
+    """Put a hand-in zip where docs/browser.md says, run `make collect`, grade it with plain
+    nbgrader; returns (files collected, score, max score). The zip is removed afterwards."""
+    from nbgrader.api import Gradebook
+
+    from grading import classroom
+
+    archive = os.path.join(ROOT, "downloaded", "attention", "archive")
+    os.makedirs(archive, exist_ok=True)
+    placed = os.path.join(archive, f"{student}.zip")
+    shutil.copy(zip_path, placed)
+    try:
+        done = subprocess.run(
+            ["make", "collect", "FORCE=1"], cwd=ROOT, capture_output=True, text=True
+        )
+        assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    finally:
+        os.remove(placed)
+    collected = os.path.join(classroom.SUBMITTED, student, "attention")
+    found = sorted(
+        os.path.relpath(os.path.join(d, n), collected).replace(os.sep, "/")
+        for d, _, names in os.walk(collected)
+        for n in names
+    )
+    graded = course.nbgrader("autograde", "attention", "--student", student, "--force")
+    assert graded.returncode == 0, graded.stdout[-2000:] + graded.stderr[-2000:]
+    with Gradebook(f"sqlite:///{os.path.join(ROOT, 'records', 'gradebook.db')}") as gb:
+        submission = gb.find_submission("attention", student)
+        return found, submission.score, submission.max_score
+
+
+def notebook_points(path):
+    """The points of a master notebook's graded cells, from their nbgrader metadata."""
+    cells = nbformat.read(path, 4).cells
+    return sum(c.metadata.get("nbgrader", {}).get("points", 0) for c in cells)
+
+
+@pytest.mark.nbgrader
+def test_a_hand_in_zip_is_collected_and_graded(tmp_path, monkeypatch):
+    """A learner's hand-in zip put in downloaded/attention/archive/<student>.zip: `make collect`
+    (nbgrader zip_collect) fills submitted/<student>/attention/ with exactly its files, and
+    nbgrader autograde gives it full marks."""
+    import checkpoints
+    from grading import classroom
+
+    student = "zip-learner"
+    course.release()
+    browser = tmp_path / "browser-storage"
+    shutil.move(classroom.write_submission(student), browser)
+    shutil.rmtree(os.path.join(classroom.SUBMITTED, student))
+    monkeypatch.chdir(browser)
+    checkpoints.hand_in()
+    with zipfile.ZipFile(browser / "hand-in-attention.zip") as z:
+        handed_in = sorted(z.namelist())
+    found, score, max_score = collect_and_grade(browser / "hand-in-attention.zip", student)
+    assert found == handed_in and len(found) == 12
+    assert max_score == pytest.approx(39) and score == pytest.approx(max_score)
+
+
+def test_collect_without_zips_says_where_they_go(tmp_path, monkeypatch):
+    """make collect with an empty (or no) archive folder names the folder, and runs nothing."""
+    from grading import paths
+    from grading.nbgrader import collect
+
+    monkeypatch.setattr(paths, "COURSE", str(tmp_path))
+    with pytest.raises(SystemExit, match=r"put them in downloaded/xslm/archive/<student>\.zip"):
+        collect.collect("xslm")
+    with pytest.raises(SystemExit, match="no part 'part3'"):
+        collect.collect("part3")
+
+
+@pytest.mark.nbgrader
+def test_hostile_zips_are_set_aside_and_the_class_is_still_collected(tmp_path):
+    """Zips whose entries climb out (../), start at /, hide another archive or are no zip at all
+    are moved to downloaded/attention/refused/ with the reason printed; nothing lands outside
+    the submissions, and the honest zip beside them is collected."""
+    from grading import classroom
+
+    course.release()
+    canary = f"canary-{os.getpid()}.txt"
+    zips = {
+        "climber": {f"../../../../{canary}": "climbed out", "model.py": "import math\n"},
+        "absolute": {f"/tmp/{canary}": "absolute"},
+        "nested": {"inner.zip": "PK", "model.py": "import math\n"},
+        "honest": {"model.py": "import math\n"},
+    }
+    archive = os.path.join(ROOT, "downloaded", "attention", "archive")
+    refused = os.path.join(ROOT, "downloaded", "attention", "refused")
+    os.makedirs(archive, exist_ok=True)
+    for student, entries in zips.items():
+        with zipfile.ZipFile(os.path.join(archive, f"{student}.zip"), "w") as z:
+            for name, text in entries.items():
+                z.writestr(name, text)
+    with open(os.path.join(archive, "not-a-zip.zip"), "w") as f:
+        f.write("just text")
+    try:
+        done = subprocess.run(
+            ["make", "collect", "FORCE=1"], cwd=ROOT, capture_output=True, text=True
+        )
+        assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+        assert sorted(os.listdir(refused)) == [
+            "absolute.zip", "climber.zip", "nested.zip", "not-a-zip.zip"
+        ]  # fmt: skip
+        assert "climber.zip set aside" in done.stdout and "would land outside" in done.stdout
+        assert "it holds another archive, 'inner.zip'" in done.stdout
+        assert "not-a-zip.zip set aside" in done.stdout and "it is not a zip file" in done.stdout
+        honest = os.path.join(classroom.SUBMITTED, "honest", "attention")
+        assert os.listdir(honest) == ["model.py"]
+        for student in ("climber", "absolute", "nested"):
+            assert not os.path.exists(os.path.join(classroom.SUBMITTED, student))
+        extracted = os.path.join(ROOT, "downloaded", "attention", "extracted", "climber")
+        landings = [os.path.join(extracted, *[".."] * up, canary) for up in range(8)]
+        assert not [p for p in landings + [f"/tmp/{canary}"] if os.path.exists(p)]
+    finally:
+        shutil.rmtree(refused, ignore_errors=True)
+        for name in os.listdir(archive):
+            os.remove(os.path.join(archive, name))
+        shutil.rmtree(os.path.join(classroom.SUBMITTED, "honest"), ignore_errors=True)
+
+
+# --- the built site ---------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    """`make site SITE=<tmp>`, as the browser page runs it."""
+    out = tmp_path_factory.mktemp("site") / "site"
+    done = subprocess.run(
+        ["make", "site", f"SITE={out}"], cwd=ROOT, capture_output=True, text=True, timeout=900
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    print(done.stdout.splitlines()[-1])
+    return str(out)
+
+
+@pytest.mark.nbgrader
+def test_site_holds_every_edition_and_no_solution(site):
+    """files/<edition>/ holds both parts' notebooks, the checkpoints package and the empty
+    model.py and engine.py; no file there (the checkpoints' hints included) has a solution line,
+    a hidden test or the grader."""
+    secrets = solution_lines()
+    assert len(secrets) > 60
+    for code in editions.languages():
+        folder = os.path.join(site, "files", code)
+        names = set(os.listdir(folder))
+        assert set(PART_NOTEBOOKS["attention"]) | set(PART_NOTEBOOKS["xslm"]) <= names
+        assert {"checkpoints", "model.py", "engine.py"} <= names
+        assert not {"grading", "xslm", "gpt.py", "outputs"} & names
+    for folder, _, files in os.walk(os.path.join(site, "files")):
+        for name in files:
+            path = os.path.join(folder, name)
+            text = open(path, encoding="utf-8").read()
+            for marker in (
+                "BEGIN SOLUTION",
+                "HIDDEN TESTS",
+                "grading.judge",
+                "grading/judge",
+                "attention_hidden",
+                "grading.authoring",
+            ):
+                assert marker not in text, f"{marker!r} in {path}"
+            if name.endswith(".json"):
+                strict_json(text)  # the browser reads every one of them
+    assert leaked_lines(os.path.join(site, "files"), secrets) == {}  # hints and locales included
+
+
+@pytest.mark.nbgrader
+def test_site_serves_its_own_python(site):
+    """The kernel's settings point inside the site: the runtime and every package it loads are
+    there, each wheel with the hash its lock file states; PyPI is never consulted."""
+    with open(os.path.join(site, "jupyter-lite.json"), encoding="utf-8") as f:
+        config = json.load(f)["jupyter-config-data"]
+    kernel = config["litePluginSettings"]["@jupyterlite/pyodide-kernel-extension:kernel"]
+    assert kernel["pyodideUrl"].startswith("./") and kernel["disablePyPIFallback"] is True
+    pyodide = os.path.join(site, os.path.dirname(kernel["pyodideUrl"]))
+    for name in build.RUNTIME_FILES:
+        assert os.path.getsize(os.path.join(pyodide, name)) > 1000
+    with open(os.path.join(pyodide, "pyodide-lock.json"), encoding="utf-8") as f:
+        lock = json.load(f)
+    assert sorted(lock["packages"]) == sorted(kernel["loadPyodideOptions"]["packages"])
+    for entry in lock["packages"].values():
+        with open(os.path.join(pyodide, entry["file_name"]), "rb") as f:
+            assert hashlib.sha256(f.read()).hexdigest() == entry["sha256"], entry["name"]
+    assert {"micropip", "piplite", "ipython", "pyodide-kernel"} <= set(lock["packages"])
+    names = {e["name"] for e in config["federated_extensions"]}
+    assert names == {"@jupyterlite/pyodide-kernel-extension"}  # no nbgrader tools in the site
+
+
+@pytest.mark.nbgrader
+def test_landing_page_opens_each_edition(site):
+    """index.html links each edition's first notebook of each part, titled in its language."""
+    page = open(os.path.join(site, "index.html"), encoding="utf-8").read()
+    for code in editions.languages():
+        for name in ("01-softmax.ipynb", "01-engine.ipynb"):
+            assert f'href="lab/index.html?path={code}/{name}"' in page
+    assert "1단계" in page and "ステップ 1" in page and "Step 1" in page
+    assert "http" not in page  # nothing the page loads or links leaves the site
+    assert "from checkpoints import hand_in" in page and "2부는 01-engine" in page
+    assert os.path.exists(os.path.join(site, ".nojekyll"))  # GitHub Pages keeps __init__.py
+
+
+# --- in a real browser ------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def served(site):
+    """python -m http.server on the site, on a free port; stopped afterwards."""
+    with serving(site) as base:
+        yield base
+
+
+@pytest.fixture(scope="module")
+def chromium():
+    """Debian's chromium, driven by Playwright, for this module's tests."""
+    from playwright.sync_api import sync_playwright
+
+    assert os.path.exists(CHROMIUM), "the browser test needs Debian's chromium"
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+        yield browser
+        browser.close()
+
+
+def expose_app(route):
+    """The lab's jupyter-lite.json as served, with JupyterLite's own exposeAppInBrowser switched on:
+    the page then sets window.jupyterapp, through which the tests read what the app holds."""
+    served = route.fetch()
+    config = served.json()
+    config["jupyter-config-data"]["exposeAppInBrowser"] = "true"
+    route.fulfill(response=served, json=config)
+
+
+@pytest.fixture
+def browser_context(chromium):
+    """A fresh browser profile (its storage is the learner's browser storage), with every request
+    that would leave 127.0.0.1 refused and recorded in context.outside."""
+    context = chromium.new_context(viewport={"width": 1280, "height": 1600}, accept_downloads=True)
+    context.set_default_timeout(notebook_page.TIMEOUT)  # clicks wait longer on a loaded machine
+    context.outside = []
+
+    def refuse(route):
+        context.outside.append(route.request.url)
+        route.abort()
+
+    context.route(re.compile(r"^(?!http://127\.0\.0\.1[:/]).*"), refuse)
+    context.route(
+        re.compile(r"^http://127\.0\.0\.1:\d+/lab/jupyter-lite\.json(\?.*)?$"), expose_app
+    )
+    yield context
+    context.close()
+
+
+CHECKS = "step01-softmax-checks"  # the grade id of notebook 1's checkpoint cell
+
+
+def type_exercise(page, path, code, keys="Control+A"):
+    """Click into the exercise cell's editor, press keys (select all: replace; Control+End: add)
+    and type code; returns the cell's source once its model holds what was typed."""
+    before = "" if keys == "Control+A" else notebook_page.cell_source(page, path, EXERCISE)
+    notebook_page.cell(page, path, EXERCISE).locator(".cm-content").click()
+    page.keyboard.press(keys)
+    page.keyboard.insert_text(code)  # no auto-indent: the text lands exactly as written
+    return notebook_page.wait_for_source(
+        page, path, EXERCISE, before + code, any_blank_lines=keys != "Control+A"
+    )
+
+
+def outputs(page, path, grade_id):
+    """The output area of that cell of the notebook."""
+    return notebook_page.cell(page, path, grade_id).locator(".jp-OutputArea")
+
+
+def run_all(page):
+    page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
+    page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
+
+
+@pytest.mark.nbgrader
+@pytest.mark.browser
+def test_a_learner_works_in_the_browser_offline(served, browser_context):
+    """From the landing page: notebook 1 opens, a correct softmax passes its checkpoint with a
+    picture, progress() and hand_in() work, the zip downloads and, collected and autograded,
+    earns exactly step 1's points; after a reload the notebook and model.py still hold the work;
+    no request ever left the machine."""
+    notebook = "en/01-softmax.ipynb"
+    page = browser_context.new_page()
+    page.goto(served + "/index.html")
+    start = time.monotonic()
+    page.get_by_role("link", name="Step 1 · Softmax that never overflows").click()
+    type_exercise(page, notebook, SOFTMAX)
+    run_all(page)
+    expect(outputs(page, notebook, CHECKS)).to_contain_text(
+        "softmax: all 8 checks hold", timeout=180_000
+    )
+    first_result = time.monotonic() - start
+    notebook_page.wait_for_run(page, notebook)
+    bars = page.locator(".jp-OutputArea svg rect")  # the bars picture
+    expect(bars.first).to_be_attached(timeout=notebook_page.TIMEOUT)
+    screenshot(page, "site-01-softmax-correct.png")
+    print(f"first checkpoint result {first_result:.1f} s after clicking the landing page's link")
+
+    # one more cell's worth in the exercise cell: no compiled files written beside the package
+    # (they would land in the browser's storage), the progress view and the hand-in zip
+    typed = type_exercise(
+        page,
+        notebook,
+        "\n\nimport os\n\nfrom checkpoints import hand_in, progress\n\n"
+        "print('compiled files:', os.path.isdir('checkpoints/__pycache__'))\n"
+        "progress()\nhand_in()\n",
+        keys="Control+End",
+    )
+    page.keyboard.press("Shift+Enter")
+    exercise_outputs = outputs(page, notebook, EXERCISE)
+    expect(exercise_outputs).to_contain_text(
+        "hand-in-attention.zip: 9 files", timeout=notebook_page.TIMEOUT
+    )
+    notebook_page.wait_for_run(page, notebook)
+    within = notebook_page.TIMEOUT
+    printed = exercise_outputs.get_by_text("compiled files: False")
+    expect(printed).to_have_count(1, timeout=within)  # none in browser storage
+    softmax_row = exercise_outputs.locator("table tr", has_text="softmax")  # the progress table
+    holds = softmax_row.locator("td", has_text=re.compile(r"^holds$"))
+    expect(holds).to_have_count(1, timeout=within)
+    next_step = exercise_outputs.get_by_text("next: start attention in 02-attention.ipynb")
+    expect(next_step).to_have_count(1, timeout=within)
+    page.keyboard.press("Control+S")  # the learner saves; the notebook goes to browser storage
+    notebook_page.wait_for_stored_source(page, notebook, EXERCISE, typed)
+
+    page.locator(".jp-DirListing-item", has_text="hand-in-attention.zip").click(button="right")
+    with page.expect_download() as download:
+        page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Download$")).click()
+    zipped = download.value.path()
+    with zipfile.ZipFile(zipped) as z:
+        assert "def softmax(xs):" in z.read("model.py").decode()
+        assert set(PART_NOTEBOOKS["attention"]) <= set(z.namelist())
+    # graded as docs/browser.md says: the browser's notebooks (saved by JupyterLite) earn step 1's
+    # points (the site's build released part one, so the gradebook knows the assignment)
+    found, score, max_score = collect_and_grade(zipped, "browser-learner")
+    assert "01-softmax.ipynb" in found and "model.py" in found
+    step1 = notebook_points(os.path.join(masters.SOURCE, "01-softmax.ipynb"))
+    assert step1 > 0 and score == pytest.approx(step1) and max_score == pytest.approx(39)
+
+    page.reload()
+    notebook_page.wait_for_notebook(page, notebook, EXERCISE)  # reopened from browser storage
+    assert "top = max(xs)" in notebook_page.cell_source(page, notebook, EXERCISE)
+    notebook_page.open_document(page, "en/model.py")
+    assert "top = max(xs)" in notebook_page.document_text(page, "en/model.py")
+    assert browser_context.outside == [], browser_context.outside[:5]
+
+
+@pytest.mark.nbgrader
+@pytest.mark.browser
+def test_the_korean_edition_answers_in_korean(served, browser_context):
+    """The Korean workspace's checkpoint speaks Korean in the browser (its edition file is read
+    through the browser's file system)."""
+    page = browser_context.new_page()
+    notebook = "ko/01-softmax.ipynb"
+    page.goto(served + "/lab/index.html?path=" + notebook)
+    type_exercise(page, notebook, SOFTMAX)
+    run_all(page)
+    with open(os.path.join(ROOT, "checkpoints", "locales", "ko.json"), encoding="utf-8") as f:
+        passed = json.load(f)["report"]["all_hold"].format(count=8)
+    passed_in_korean = outputs(page, notebook, CHECKS)  # "검사 8개 모두 통과"
+    expect(passed_in_korean).to_contain_text(passed, timeout=180_000)
+    notebook_page.wait_for_run(page, notebook)
+    screenshot(page, "site-01-softmax-ko.png")
+    assert browser_context.outside == [], browser_context.outside[:5]
