@@ -8,13 +8,7 @@
 Standard library only, so it runs wherever Python runs.
 """
 
-import contextlib
-import io
-import os
-import warnings
-
-from . import i18n
-from .artifacts import ARTIFACT_CHECKS, ARTIFACT_NEEDS, OUTPUTS
+from .artifacts import ARTIFACT_CHECKS, ARTIFACT_NEEDS
 from .i18n import edition, use_edition
 from .modelfile import (
     STEPS,
@@ -28,6 +22,7 @@ from .modelfile import (
 )
 from .onward import CheckpointFailed, demo, going_on
 from .progress import progress as _progress
+from .session import conclude, grading, quiet, say, show, write_artifact
 from .steps import CHECKS, USES
 
 # pictures.py imports nothing beyond html and dataclasses (it must run anywhere): it is handed
@@ -52,31 +47,6 @@ __all__ = [
 ]
 
 
-def grading():
-    """True while nbgrader autogrades: then model.py and outputs/ are judged as submitted.
-
-    Nothing here decides a grade: the judge recomputes every graded cell outside the kernel.
-    """
-    return os.environ.get("NBGRADER_EXECUTION") == "autograde"
-
-
-say = i18n.speaker("session")  # locales/<edition>.json, section "session"
-
-
-def show(report):
-    """Display a report: rich in Jupyter, its text elsewhere."""
-    try:
-        from IPython import get_ipython
-        from IPython.display import display
-
-        if get_ipython() is not None:
-            display(report)
-            return
-    except ImportError:
-        pass
-    print(repr(report))
-
-
 def save(fn):
     """Write the notebook cell that defines fn into model.py, replacing that step's last version."""
     if grading():
@@ -84,25 +54,6 @@ def save(fn):
         return
     save_section(fn.__name__, cell_source(fn))
     print(say("saved", step=step_number(fn.__name__), function=fn.__name__))
-
-
-@contextlib.contextmanager
-def quiet():
-    """Keep the learner code's warnings and stderr out of the cell (nbgrader zeroes such a cell)."""
-    sink = io.StringIO()
-    with warnings.catch_warnings(record=True) as caught, contextlib.redirect_stderr(sink):
-        warnings.simplefilter("always")
-        yield sink, caught
-    if sink.getvalue() or caught:
-        print(say("noisy_code"))
-
-
-def _conclude(report):
-    """Show the report; raise CheckpointFailed with its summary when it does not hold."""
-    show(report)
-    if not report.passed:
-        raise CheckpointFailed(report.summary(), reported=True)
-    return None
 
 
 def _report(name):
@@ -137,7 +88,7 @@ def failing_prerequisite(name, model):
 def check(name):
     """Run one function's checkpoint on model.py and show what holds (see onward.going_on)."""
     with going_on():
-        _conclude(_report(name))
+        conclude(_report(name))
 
 
 HINT_LEVELS = {}  # checkpoint -> how many tiers hint() has revealed so far
@@ -153,7 +104,7 @@ def hint(name):
 def check_artifact(filename):
     """Check one of the three artifacts in outputs/ against your own functions."""
     with going_on():
-        _conclude(_artifact_report(filename))
+        conclude(_artifact_report(filename))
 
 
 def _artifact_report(filename):
@@ -167,18 +118,6 @@ def _artifact_report(filename):
             if not hasattr(model, name):
                 raise CheckpointFailed(say("not_saved_yet", function=name))
         return ARTIFACT_CHECKS[filename](model)
-
-
-def write_artifact(filename, text, show=True):
-    """Write outputs/<filename> (kept as submitted while grading); show=False: its size only."""
-    if grading():
-        print(say("grading_artifact", path=f"{OUTPUTS}/{filename}"))
-        return
-    os.makedirs(OUTPUTS, exist_ok=True)
-    with open(os.path.join(OUTPUTS, filename), "w", encoding="utf-8") as f:
-        f.write(text.rstrip("\n") + "\n")
-    shown = text.rstrip() if show else say("characters", count=len(text))
-    print(say("wrote_artifact", path=f"{OUTPUTS}/{filename}", text=shown))
 
 
 def progress():

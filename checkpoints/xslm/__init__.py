@@ -8,11 +8,12 @@
 Standard library only, like the rest of the checkpoints package.
 """
 
-from .. import CheckpointFailed, _conclude, demo, grading, i18n, quiet, show, write_artifact
+from .. import demo, i18n
 from ..artifacts import OUTPUTS
 from ..modelfile import ModelFileError
-from ..onward import going_on
+from ..onward import CheckpointFailed, going_on
 from ..pictures import show_curve
+from ..session import conclude, grading, quiet, show, write_artifact
 from . import artifacts, files
 from .checks import CHECKS, USES, Local, checkpoint_report
 from .files import ensure_files, load_learner
@@ -86,7 +87,7 @@ def failing_prerequisite(name, engine, gpt):
 def check(name):
     """Run one checkpoint of part two on engine.py and gpt.py and show what holds."""
     with going_on():
-        _conclude(_report(name))
+        conclude(_report(name))
 
 
 HINT_LEVELS = {}
@@ -126,7 +127,7 @@ def check_artifact(filename):
             say("no_artifact", file=repr(filename), files=", ".join(artifacts.ARTIFACTS))
         )
     with going_on():
-        _conclude(_artifact_report(filename))
+        conclude(_artifact_report(filename))
 
 
 def _artifact_report(filename):

@@ -1,0 +1,69 @@
+"""What every part's checkpoints share: grading mode, showing a report, quiet learner code,
+concluding a checkpoint, and writing an artifact into outputs/.
+
+Standard library only; the words are locales/<edition>.json's "session" section.
+"""
+
+import contextlib
+import io
+import os
+import warnings
+
+from . import i18n
+from .artifacts import OUTPUTS
+from .onward import CheckpointFailed
+
+say = i18n.speaker("session")  # locales/<edition>.json, section "session"
+
+
+def grading():
+    """True while nbgrader autogrades: then model.py and outputs/ are judged as submitted.
+
+    Nothing here decides a grade: the judge recomputes every graded cell outside the kernel.
+    """
+    return os.environ.get("NBGRADER_EXECUTION") == "autograde"
+
+
+def show(report):
+    """Display a report: rich in Jupyter, its text elsewhere."""
+    try:
+        from IPython import get_ipython
+        from IPython.display import display
+
+        if get_ipython() is not None:
+            display(report)
+            return
+    except ImportError:
+        pass
+    print(repr(report))
+
+
+@contextlib.contextmanager
+def quiet():
+    """Keep the learner code's warnings and stderr out of the cell (nbgrader zeroes such a cell)."""
+    sink = io.StringIO()
+    with warnings.catch_warnings(record=True) as caught, contextlib.redirect_stderr(sink):
+        warnings.simplefilter("always")
+        yield sink, caught
+    if sink.getvalue() or caught:
+        print(say("noisy_code"))
+
+
+def conclude(report):
+    """Show the report; raise CheckpointFailed with its summary when it does not hold."""
+    show(report)
+    if not report.passed:
+        raise CheckpointFailed(report.summary(), reported=True)
+    return None
+
+
+def write_artifact(filename, text, show=True):
+    """Write outputs/<filename> (kept as submitted while grading); show=False: its size only."""
+    if grading():
+        print(say("grading_artifact", path=f"{OUTPUTS}/{filename}"))
+        return
+    os.makedirs(OUTPUTS, exist_ok=True)
+    with open(os.path.join(OUTPUTS, filename), "w", encoding="utf-8") as f:
+        f.write(text.rstrip("\n") + "\n")
+    shown = text.rstrip() if show else say("characters", count=len(text))
+    print(say("wrote_artifact", path=f"{OUTPUTS}/{filename}", text=shown))
