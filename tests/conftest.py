@@ -1,8 +1,0 @@
-"""Make the repository root importable (model, checkpoints, grading) however pytest is started."""
-
-import os
-import sys
-
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-if ROOT not in sys.path:
-    sys.path.insert(0, ROOT)
