@@ -11,7 +11,7 @@ from checkpoints import i18n
 from grading.authoring import course, editions, masters
 from grading.parts import ASSIGNMENT, PARTS
 from grading.paths import ROOT
-from tests.fixtures.leaks import leaked_lines, solution_lines
+from tests.fixtures.leaks import INSTRUCTOR_MARKERS, leaked_lines, solution_lines
 
 pytestmark = pytest.mark.nbgrader
 
@@ -47,14 +47,7 @@ def test_release_holds_no_solution_no_hidden_test_no_reference(release_dir):
             assert name != "model.py"
             path = os.path.join(folder, name)
             text = open(path, encoding="utf-8").read()
-            for marker in (
-                "BEGIN SOLUTION",
-                "HIDDEN TESTS",
-                "grading.judge",
-                "grading/judge",
-                "attention_hidden",
-                "grading.authoring",
-            ):
+            for marker in INSTRUCTOR_MARKERS:
                 assert marker not in text, f"{marker!r} in {path}"
             if name.endswith(".ipynb"):
                 code = "\n".join(
