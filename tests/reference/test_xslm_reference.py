@@ -162,6 +162,19 @@ def test_state_round_trips_and_a_wrong_shape_is_refused(tmp_path):
     assert b.state() == a.state()
 
 
+@pytest.mark.parametrize("where", ["last row of the head", "a middle row of the tokens"])
+def test_a_state_with_one_short_row_anywhere_is_refused_before_anything_changes(where):
+    """Every row's length is checked, not the first row's only: a shorter row elsewhere would
+    leave that row's last weights stale."""
+    model, saved = GPT(20, 8, 12, seed=1), GPT(20, 8, 12, seed=2).state()
+    name, row = ("head", -1) if where.startswith("last") else ("token", 7)
+    saved[name][row] = saved[name][row][:-1]
+    before = model.state()
+    with pytest.raises(ValueError, match="shapes"):
+        model.load(saved)
+    assert model.state() == before
+
+
 def test_generate_is_seeded_and_reads_only_the_last_context_tokens():
     """Same seed, same text; a prompt longer than the context still works."""
     m = GPT(20, 8, 4)

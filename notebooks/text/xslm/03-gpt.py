@@ -154,9 +154,9 @@ class GPT:
 
     def load(self, state):
         """put saved numbers back; a state of another shape is refused before anything changes"""
-        mine = {n: [len(m), len(m[0])] for n, m in self.weights.items()}
-        theirs = {n: [len(m), len(m[0]) if m else 0] for n, m in state.items()}
-        if mine != theirs:
+        mine = {n: [len(m), sorted({len(row) for row in m})] for n, m in self.weights.items()}
+        theirs = {n: [len(m), sorted({len(row) for row in m})] for n, m in state.items()}
+        if mine != theirs:  # every row's length: a short row must not leave a weight stale
             raise ValueError(f"the state's shapes {theirs} are not this model's {mine}")
         for name, matrix in self.weights.items():
             for row, saved in zip(matrix, state[name]):
