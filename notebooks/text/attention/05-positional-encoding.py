@@ -60,7 +60,8 @@ print(
 # ## Your turn: `pos_encoding(n, d)` (5 points)
 #
 # Return $n$ rows (positions) of $d$ values (features).
-# Use the sinusoidal scheme of the cell above: for feature $c$, let $i = \lfloor c/2 \rfloor$ and
+# Aim for the sinusoidal scheme of the cell above (the checkpoint accepts any encoding whose values
+# lie in $[-1, 1]$ and whose rows all differ): for feature $c$, let $i = \lfloor c/2 \rfloor$ and
 # angle $= p / 10000^{2i/d}$; even features take the sine of the angle, odd ones the cosine.
 
 # %% id="step05-pos-encoding-solution" nbgrader={"grade": false, "grade_id": "step05-pos-encoding-solution", "locked": false, "schema_version": 3, "solution": true}
