@@ -107,7 +107,8 @@ hidden("attention")
 #
 # Why divide by $\sqrt{d_k}$? If the entries of $q$ and $k$ are independent with variance 1, then
 # $q \cdot k$ is a sum of $d_k$ such products and has variance $d_k$: at $d_k = 64$ their standard deviation is
-# $\sqrt{64} = 8$, so scores of ±16 or ±24 are common. Softmax of numbers that far apart is nearly one-hot: the query stops *averaging* and
+# $\sqrt{64} = 8$, so scores of ±8 are typical and ±16 (two standard deviations) are not rare.
+# Softmax of numbers that far apart is nearly one-hot: the query stops *averaging* and
 # starts *choosing* a single key, and gradients through the other keys vanish. Dividing by $\sqrt{d_k}$
 # brings the variance back to 1.
 #

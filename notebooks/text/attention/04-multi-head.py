@@ -16,7 +16,8 @@
 # and puts the $h$ results side by side again. Each head can then attend to different keys.
 #
 # For $d = 8$ and $h = 2$: head 0 sees columns 0-3 of `Q`, `K` and `V`, head 1 sees columns 4-7;
-# each head's output is $n \times 4$, and concatenating the rows gives $n \times 8$ again.
+# each head's output is $n \times 4$. Row $i$ of the result is row $i$ of head 0 followed by row $i$ of
+# head 1: the heads are joined side by side, column-wise, which gives $n \times 8$ again.
 #
 # Two details matter:
 # - Each head divides by $\sqrt{d/h}$, the width it actually receives. Passing the slices to your
@@ -84,7 +85,7 @@ with demo():
 
 # %% id="step04-multi-head-solution" nbgrader={"grade": false, "grade_id": "step04-multi-head-solution", "locked": false, "schema_version": 3, "solution": true}
 def columns(M, start, stop):
-    """M[:, start:stop]"""
+    """Row i of M, columns start … stop − 1, for each i."""
     ### BEGIN SOLUTION
     return [row[start:stop] for row in M]
     ### END SOLUTION

@@ -121,7 +121,8 @@ hidden("pos_encoding")
 # The experiment reverses the rows of a seeded $6 \times 16$ matrix `X` and compares
 # $f(PX)$ with $P\,f(X)$, where $f(X) = \text{attention}(X, X, X)$ and $P$ is the reversal.
 # It does it twice: on `X` as it is, and with `pos_encoding` added after the rows have moved
-# (positions belong to slots, not to rows). Here is the code:
+# (a position belongs to a place in the sequence, not to the row that happens to sit there).
+# Here is the code:
 
 # %% id="step05-perm-source" nbgrader={"grade": false, "grade_id": "step05-perm-source", "locked": true, "schema_version": 3, "solution": false}
 from checkpoints import show_source, write_artifact

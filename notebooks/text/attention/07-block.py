@@ -114,5 +114,6 @@ hidden("block")
 # | many blocks, plus token embeddings in and a linear head out | $\text{block}_L(\cdots\text{block}_1(E[\text{tokens}] + PE))$ | a `gpt(tokens, params)` that loops over blocks |
 #
 # With the projections, $Q$, $K$ and $V$ stop being the same matrix: each head learns what to look for
-# ($W_Q$), what to offer ($W_K$) and what to pass on ($W_V$). The neighbouring lesson builds exactly this,
-# a tiny GPT with 1,248 parameters, and trains it with backpropagation.
+# ($W_Q$), what to offer ($W_K$) and what to pass on ($W_V$). Part two of this course builds exactly
+# this: XSLM, the tiny GPT (1,248 parameters) of the lesson after "Attention without libraries" in
+# TT Lab's Transformer course, and trains it with backpropagation.

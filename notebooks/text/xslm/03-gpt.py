@@ -15,8 +15,8 @@
 # bottom and a head at the top. The model reads a list of token ids and, at every position, gives a
 # score (**logit**) to each token of the vocabulary for what comes next.
 #
-# The sizes are those of the tiny-GPT lesson this course follows (the neighbouring lesson named at the end
-# of part one): a vocabulary of 40 tokens, width 8, a context of 12 tokens, one block with one attention
+# The sizes are those of XSLM, the tiny GPT of the lesson part two follows (named at the end of part
+# one, in step 7): a vocabulary of 40 tokens, width 8, a context of 12 tokens, one block with one attention
 # head. That makes nine weight matrices and 1,248 numbers to learn. By the end of this
 # notebook `gpt.py` holds the class `GPT`.
 
