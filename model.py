@@ -45,7 +45,7 @@ def causal_mask(n):
 
 # ── step 4: multi_head ────────────────────────────────────────
 def columns(M, start, stop):
-    """M[:, start:stop]"""
+    """Row i of M, columns start … stop − 1, for each i."""
     return [row[start:stop] for row in M]
 
 

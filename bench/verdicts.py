@@ -1,0 +1,91 @@
+"""Every verdict the judges give, as one JSON file: to show that a change moved no score or word.
+
+    python -m bench.verdicts OUT.json [--editions en,ko,ja]
+
+For the reference and every catalogued mistake of both parts (each spelling of part one's), a
+submission folder is written with the reference's artifacts, and each part's judge decides every
+graded cell in each edition: passed, text, HTML and the instructor's record, plus the problems.
+Run it on two commits and compare the files byte for byte (`cmp`); about 10 minutes on 2 cores.
+"""
+
+import argparse
+import json
+import os
+import shutil
+import tempfile
+
+from checkpoints import i18n
+from grading.authoring import mistakes
+from grading.authoring.mistakes import part_two
+from grading.judge import attention, xslm
+from grading.parts import PARTS, XSLM_ARTIFACTS
+from grading.paths import OUTPUTS, REFERENCE_MODEL
+
+
+def reference_outputs(names):
+    """{outputs/name: text} of the reference's artifacts."""
+    return {
+        f"outputs/{name}": open(os.path.join(OUTPUTS, name), encoding="utf-8").read()
+        for name in names
+    }
+
+
+def cases():
+    """{case name: {file: text}}: the reference and every mistake of both parts, as submitted."""
+    one = reference_outputs(n.split("/", 1)[1] for n in PARTS["attention"].reference if "/" in n)
+    two = reference_outputs(XSLM_ARTIFACTS)
+    found = {"attention/reference": {"model.py": open(REFERENCE_MODEL).read(), **one}}
+    for name in sorted(mistakes.BUGGY):
+        for k in range(1 + len(mistakes.SPELLINGS.get(name, []))):
+            found[f"attention/{name}#{k}"] = {
+                "model.py": mistakes.buggy_source(name, spelling=k),
+                **one,
+            }
+    found["xslm/reference"] = {f: part_two.source(f) for f in part_two.FILES} | two
+    for name in sorted(part_two.MISTAKES):
+        found[f"xslm/{name}"] = part_two.buggy_texts(name) | two
+    return found
+
+
+def judged(files, judge, edition):
+    """{grade_id: [passed, text, html, record]} and the problems, for one submission."""
+    folder = tempfile.mkdtemp(prefix="verdicts-")
+    try:
+        for rel, text in files.items():
+            os.makedirs(os.path.dirname(os.path.join(folder, rel)), exist_ok=True)
+            with open(os.path.join(folder, rel), "w", encoding="utf-8") as f:
+                f.write(text)
+        with i18n.speaking(edition):
+            verdicts, problems = judge.judge_folder(folder)
+        return {g: [v.passed, v.text, v.html, v.record] for g, v in verdicts.items()} | {
+            "problems": problems
+        }
+    finally:
+        shutil.rmtree(folder)
+
+
+def main():
+    """Judge every case in every edition; write the JSON file."""
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.verdicts",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("out", help="the JSON file to write")
+    parser.add_argument("--editions", default="en,ko,ja", help="comma-separated (default all)")
+    args = parser.parse_args()
+    found = {}
+    for case, files in cases().items():
+        judge = attention if case.startswith("attention/") else xslm
+        for edition in args.editions.split(","):
+            found[f"{case}@{edition}"] = judged(files, judge, edition)
+        print(case, flush=True)
+    with open(args.out, "w", encoding="utf-8") as f:
+        json.dump(found, f, ensure_ascii=False, indent=0, sort_keys=True, default=str)
+    print(
+        f"{len(found)} judgements, {sum(len(v) - 1 for v in found.values())} verdicts: {args.out}"
+    )
+
+
+if __name__ == "__main__":
+    main()
