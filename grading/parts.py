@@ -1,10 +1,12 @@
 """The registry of the course's parts: one entry per nbgrader assignment, and nothing else.
 
-Everything that differs between parts is here, as data: where its masters are and what they
+What the commands need to know of a part is here, as data: where its masters are and what they
 write, the files a learner hands in, its judge, its share of the checkpoints package, its demo
-class. Every command takes a part's name and looks it up here; nothing outside this file tells
-one part from another by name. The first part is the default wherever a command names none, and
-keeps the plain file names (grades.csv, intake.json); a later part's carry its name.
+class. The commands that release, collect, grade, judge and table a class take a part's name and
+look it up here; none of them branches on one. (Each part's own content, its judge, learner
+package and answer tables, is its own code.) The first part is the default wherever a command
+names none, and keeps the plain file names (grades.csv, intake.json); a later part's carry its
+name.
 """
 
 from dataclasses import dataclass
