@@ -9,6 +9,7 @@
     authoring/ masters, text forms, editions, releases, the mistakes as code, answer tables
     machine/   Debian packages, the interpreter, the course user, the sandbox and its cgroups
     classroom  the instructor's commands over a whole class: autograde, feedback, grades, demo
+    verdicts   the judge command: every verdict of one submission, as the course user
 
 This package lives outside nbgrader's source folders (notebooks/<part>), so
 `nbgrader generate_assignment` never copies it.

@@ -20,7 +20,7 @@ COMMANDS = {
         ("grades", "grading.classroom", "the class's grades as CSV, a column per checkpoint"),
         ("demo", "grading.classroom", "release, a simulated class, autograde, feedback, grades"),
         ("collect", "grading.nbgrader.collect", "unpack the learners' zips into submitted/"),
-        ("judge", "grading.judge.core", "every graded cell's verdict for one submission"),
+        ("judge", "grading.verdicts", "every graded cell's verdict for one submission"),
     ],
     "making the course": [
         ("release", "grading.authoring.course", "a part's student edition, for nbgrader"),

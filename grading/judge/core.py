@@ -6,12 +6,11 @@ and runs the checks here, in the judge's own process, against a `RemoteModel`: e
 learner function travels to the worker as JSON, and only JSON comes back. The reference, the
 seeds and the comparison never share a process with learner code.
 
-    python -m grading judge submitted/<student>/attention   # every graded cell's verdict
+    python -m grading judge submitted/<student>/attention   # every verdict (grading/verdicts.py)
 """
 
 import builtins
 import hashlib
-import importlib
 import json
 import os
 import select
@@ -308,29 +307,3 @@ def judge_folder(folder, grade_ids, judgement_class, cells):
         return {gid: judgement.verdict(gid) for gid in grade_ids or cells}, judgement.problems
     finally:
         judgement.close()
-
-
-def part_of(folder):
-    """The part a submission folder holds: its name (submitted/<student>/<part>), else part one."""
-    name = os.path.basename(os.path.normpath(folder))
-    return name if name in parts.PARTS else parts.ASSIGNMENT
-
-
-def arguments(parser, command):
-    """`python -m grading judge FOLDER [--part NAME]`."""
-    parser.add_argument("folder", help="a submission folder, such as submitted/<student>/attention")
-    parser.add_argument("--part", choices=list(parts.PARTS),
-                        help="its part (default: the folder's name, else attention)")  # fmt: skip
-
-
-def main(args):
-    """Print every graded cell's verdict and the problems of one submission folder, timed."""
-    sandbox.require()
-    judge = importlib.import_module(parts.PARTS[args.part or part_of(args.folder)].judge)
-    start = time.perf_counter()
-    verdicts, problems = judge.judge_folder(args.folder)
-    for verdict in verdicts.values():
-        print(f"[{'pass' if verdict.passed else 'FAIL'}] {verdict.grade_id}\n{verdict.text}\n")
-    for problem in problems:
-        print(f"problem: {problem}")
-    print(f"judged in {time.perf_counter() - start:.2f} s")

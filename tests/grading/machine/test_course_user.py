@@ -14,7 +14,8 @@ import tempfile
 import nbformat
 import pytest
 
-from grading import cli
+from grading import cli, verdicts
+from grading.judge import attention
 from grading.machine import cgroups, course_user, sandbox
 from grading.paths import ROOT
 
@@ -143,8 +144,9 @@ def judged(command, folder, **kw):
 
 
 def test_the_judge_run_as_the_course_user_gives_the_verdicts_it_gives_here():
-    """The reference's model.py and outputs, judged as the course user (its worker under a mapped
-    uid) and here: the same report, line by line, every check passing."""
+    """The reference's model.py and outputs, judged by the judge command as the course user (its
+    worker under a mapped uid) and here, in this root process (its worker under a uid of its
+    own): the same report, line by line, every check passing."""
     user = course_user.setup()
     folder = tempfile.mkdtemp(prefix="attn-judged-")
     try:
@@ -157,7 +159,8 @@ def test_the_judge_run_as_the_course_user_gives_the_verdicts_it_gives_here():
                    "--clear-groups", "--", SYSTEM_PYTHON, "-B"]  # fmt: skip
         env = {"PYTHONPATH": ROOT, "PATH": "/usr/bin:/bin"}
         theirs = judged(as_user, folder, env=env)
-        ours = judged([sys.executable], folder, env={**os.environ, "PYTHONPATH": ROOT})
+        said = verdicts.lines(*attention.judge_folder(folder))
+        ours = "".join(f"{line}\n" for line in said).splitlines()  # as print() writes them
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     assert theirs == ours
@@ -353,6 +356,29 @@ def test_root_hands_grading_over_to_the_course_user():
                     assert os.lstat(name).st_uid == user.pw_uid, name
         assert os.path.isfile(os.path.join(folder, "feedback", "ana", "attention",
                                            "01-softmax.html"))  # fmt: skip
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_the_judge_command_started_by_root_runs_as_the_course_user_and_prints_no_escapes():
+    """`python -m grading judge` hands itself over like autograde, and an escape sequence in a
+    learner's exception message reaches root's terminal as plain text."""
+    course_user.setup()
+    folder = class_folder()
+    try:
+        model = open(os.path.join(ROOT, "model.py"), encoding="utf-8").read()
+        escape = (
+            '    raise ValueError("\\x1b]52;c;Y2xpcA==\\x07 oops")\n'  # OSC 52: a clipboard write
+        )
+        model = model.replace("    top = max(xs)", escape + "    top = max(xs)", 1)
+        os.makedirs(os.path.join(folder, "ana"))
+        with open(os.path.join(folder, "ana", "model.py"), "w", encoding="utf-8") as f:
+            f.write(model)
+        done = root_runs(["grading", "judge", os.path.join(folder, "ana")], folder)
+        assert done.returncode == 0, done.stderr[-2000:]
+        assert f"grading runs as {course_user.USER}, not root" in done.stderr
+        assert "[FAIL] step01-softmax-checks" in done.stdout and "oops" in done.stdout
+        assert "\x1b" not in done.stdout and "\x07" not in done.stdout
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 
