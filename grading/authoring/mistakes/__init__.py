@@ -8,6 +8,7 @@ It drives the fingerprints that ship with the checkpoints, the catalogue tests a
 """
 
 import ast
+import textwrap
 
 from checkpoints.catalogue import BY_NAME
 from grading.authoring.mistakes import (  # noqa: F401 (each registers its mistakes on import)
@@ -23,19 +24,27 @@ from grading.authoring.mistakes.register import BUGGY, SPELLINGS
 from grading.judge.reference import load_source_module, reference_source
 
 
+def definition(tree, target):
+    """The ast node of a top-level function, or of a method ("Class.method"); KeyError if none."""
+    owner, _, name = target.rpartition(".")
+    body = tree.body
+    if owner:
+        body = next((n.body for n in tree.body if isinstance(n, ast.ClassDef) and n.name == owner),
+                    [])  # fmt: skip
+    for node in body:
+        if isinstance(node, ast.FunctionDef) and node.name == name:
+            return node
+    raise KeyError(f"the source has no function {target!r}")
+
+
 def replace_function(source, function, new_code):
-    """source with the top-level `def function` swapped for new_code (the rest untouched)."""
+    """source with the definition of `function` (top-level, or "Class.method") swapped for
+    new_code, written at the left margin and indented as the definition it replaces."""
     lines = source.splitlines(keepends=True)
-    for node in ast.parse(source).body:
-        if isinstance(node, ast.FunctionDef) and node.name == function:
-            start = node.lineno - 1 - len(node.decorator_list)
-            return (
-                "".join(lines[:start])
-                + new_code.strip("\n")
-                + "\n"
-                + "".join(lines[node.end_lineno :])
-            )
-    raise KeyError(f"model source has no function {function!r}")
+    node = definition(ast.parse(source), function)
+    start = node.lineno - 1 - len(node.decorator_list)
+    code = textwrap.indent(new_code.strip("\n") + "\n", " " * node.col_offset)
+    return "".join(lines[:start]) + code + "".join(lines[node.end_lineno :])
 
 
 def buggy_source(name, base=None, spelling=0):

@@ -9,10 +9,9 @@ find what it replaces, so a change to the reference that would silently void a m
 import ast
 import os
 import sys
-import textwrap
 import types
 
-from grading.authoring.mistakes import engine, gpt  # noqa: F401 (each registers its mistakes)
+from grading.authoring.mistakes import definition, engine, gpt, replace_function  # noqa: F401 (each registers its mistakes)
 from grading.authoring.mistakes.register import CHANGES
 from grading.paths import XSLM_REFERENCE
 
@@ -26,29 +25,13 @@ def source(name):
         return f.read()
 
 
-def definition(tree, target):
-    """The ast node of a top-level function, or of a method ("Class.method"); KeyError if none."""
-    owner, _, name = target.rpartition(".")
-    body = tree.body
-    if owner:
-        body = next((n.body for n in tree.body if isinstance(n, ast.ClassDef) and n.name == owner),
-                    [])  # fmt: skip
-    for node in body:
-        if isinstance(node, ast.FunctionDef) and node.name == name:
-            return node
-    raise KeyError(target)
-
-
 def applied(text, change):
     """text with one change made: a definition replaced, or a function put before another."""
+    if not change.before:
+        return replace_function(text, change.target, change.code)
     lines = text.splitlines(keepends=True)
-    tree = ast.parse(text)
-    if change.before:
-        at = definition(tree, change.before).lineno - 1
-        return "".join(lines[:at]) + change.code + "\n\n" + "".join(lines[at:])
-    node = definition(tree, change.target)
-    code = textwrap.indent(change.code, " " * node.col_offset)
-    return "".join(lines[: node.lineno - 1]) + code + "".join(lines[node.end_lineno :])
+    at = definition(ast.parse(text), change.before).lineno - 1
+    return "".join(lines[:at]) + change.code + "\n\n" + "".join(lines[at:])
 
 
 def buggy_texts(mistake):
