@@ -40,6 +40,7 @@ COMMANDS = {
     ],
 }
 MODULES = {name: module for group in COMMANDS.values() for name, module, _ in group}
+SUMMARIES = {name: summary for group in COMMANDS.values() for name, _, summary in group}
 PROG = "python -m grading"
 
 
@@ -54,9 +55,8 @@ def overview():
 
 def parser_for(command):
     """The argument parser of one command, declared by its own module."""
-    summary = next(s for group in COMMANDS.values() for n, _, s in group if n == command)
     module = importlib.import_module(MODULES[command])
-    parser = argparse.ArgumentParser(prog=f"{PROG} {command}", description=summary)
+    parser = argparse.ArgumentParser(prog=f"{PROG} {command}", description=SUMMARIES[command])
     module.arguments(parser, command)
     return module, parser
 

@@ -9,6 +9,7 @@ names none, and keeps the plain file names (grades.csv, intake.json); a later pa
 name.
 """
 
+import importlib
 from dataclasses import dataclass
 
 from checkpoints.artifacts import ARTIFACT_CHECKS, OUTPUTS
@@ -107,7 +108,5 @@ def learner_programs():
 
 def load(spec):
     """The function a "module:function" spec of the registry names."""
-    import importlib
-
     module, _, function = spec.partition(":")
     return getattr(importlib.import_module(module), function)

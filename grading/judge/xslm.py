@@ -37,7 +37,6 @@ from grading.judge.core import (
 from grading.machine import sandbox
 from grading.paths import LEARNER_PACKAGE, XSLM_REFERENCE
 
-ASSIGNMENT = "xslm"  # part two's nbgrader assignment: notebooks/xslm
 PROBES_FILE = os.path.join(LEARNER_PACKAGE, "xslm", "probes.py")
 LONG_CALL_SECONDS = 60.0  # a training probe runs 20 steps of a 1,248-parameter model
 
