@@ -18,32 +18,30 @@ from checkpoints import i18n
 from grading.authoring import mistakes
 from grading.authoring.mistakes import part_two
 from grading.judge import attention, xslm
-from grading.parts import PARTS, XSLM_ARTIFACTS
-from grading.paths import OUTPUTS, REFERENCE_MODEL
+from grading.parts import PARTS
+from grading.paths import ROOT
 
 
-def reference_outputs(names):
-    """{outputs/name: text} of the reference's artifacts."""
+def handed_in(part):
+    """{file: text} of the reference submission of a part: what its masters write, as kept."""
     return {
-        f"outputs/{name}": open(os.path.join(OUTPUTS, name), encoding="utf-8").read()
-        for name in names
+        made: open(os.path.join(ROOT, kept), encoding="utf-8").read()
+        for made, kept in PARTS[part].reference.items()
     }
 
 
 def cases():
     """{case name: {file: text}}: the reference and every mistake of both parts, as submitted."""
-    one = reference_outputs(n.split("/", 1)[1] for n in PARTS["attention"].reference if "/" in n)
-    two = reference_outputs(XSLM_ARTIFACTS)
-    found = {"attention/reference": {"model.py": open(REFERENCE_MODEL).read(), **one}}
+    one, two = handed_in("attention"), handed_in("xslm")
+    found = {"attention/reference": one}
     for name in sorted(mistakes.BUGGY):
         for k in range(1 + len(mistakes.SPELLINGS.get(name, []))):
-            found[f"attention/{name}#{k}"] = {
-                "model.py": mistakes.buggy_source(name, spelling=k),
-                **one,
+            found[f"attention/{name}#{k}"] = one | {
+                "model.py": mistakes.buggy_source(name, spelling=k)
             }
-    found["xslm/reference"] = {f: part_two.source(f) for f in part_two.FILES} | two
+    found["xslm/reference"] = two
     for name in sorted(part_two.MISTAKES):
-        found[f"xslm/{name}"] = part_two.buggy_texts(name) | two
+        found[f"xslm/{name}"] = two | part_two.buggy_texts(name)
     return found
 
 
