@@ -144,7 +144,7 @@ demo: system-demo $(BIN)/.installed $(VENV)/mathjax/MathJax.js
 reference: $(BIN)/.installed
 	$(BIN)/python -m grading masters --update
 
-## make fingerprints: refresh checkpoints/fingerprints.json and checkpoints/xslm/answers.json
+## make fingerprints: refresh checkpoints/attention/fingerprints.json and checkpoints/xslm/answers.json
 fingerprints: $(BIN)/.installed
 	$(BIN)/python -m grading fingerprints
 

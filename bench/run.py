@@ -10,7 +10,7 @@ import os
 import tempfile
 import time
 
-from checkpoints.steps import CHECKS
+from checkpoints.attention.steps import CHECKS
 from grading.authoring import course, masters
 from grading.judge import attention as judge
 from grading.judge import attention_hidden as hidden

@@ -6,7 +6,7 @@ python -m checkpoints progress     # every checkpoint and artifact: holds / fail
 import sys
 
 from . import i18n
-from .progress import progress
+from .attention.progress import progress
 
 
 def main(argv):

@@ -15,7 +15,7 @@ import zipfile
 from dataclasses import dataclass
 
 from . import i18n
-from .artifacts import OUTPUTS
+from .session import OUTPUTS
 
 say = i18n.speaker("handin")  # locales/<edition>.json, section "handin"
 

@@ -10,8 +10,9 @@ import os
 import warnings
 
 from . import i18n
-from .artifacts import OUTPUTS
 from .onward import CheckpointFailed
+
+OUTPUTS = "outputs"  # every part's artifacts, beside the learner's files
 
 say = i18n.speaker("session")  # locales/<edition>.json, section "session"
 

@@ -268,7 +268,7 @@ def read_grades(path):
 
 def defined_step(source):
     """The course function a solution cell defines, or None (the notes and conclusion cells)."""
-    from checkpoints.modelfile import STEPS
+    from checkpoints.attention.modelfile import STEPS
 
     return next((fn for fn in STEPS if f"def {fn}(" in source), None)
 
@@ -280,7 +280,7 @@ def write_submission(student, replace=None, steps=None, edition="en"):
     (its student edition must have been released). model.py is built from the filled notebooks'
     own cells, exactly as their save cells would build it.
     """
-    from checkpoints.modelfile import STEPS, ensure_model, save_section
+    from checkpoints.attention.modelfile import STEPS, ensure_model, save_section
 
     dest = os.path.join(SUBMITTED, student, ASSIGNMENT)
     shutil.rmtree(os.path.dirname(dest), ignore_errors=True)
@@ -345,7 +345,7 @@ def write_xslm_submission(student, mistake=None):
 
 def write_outputs(dest, model_path):
     """The three artifacts, from the submission's own functions, as the notebooks write them."""
-    from checkpoints.artifacts import (
+    from checkpoints.attention.artifacts import (
         NOTES_FILE,
         PERM_FILE,
         SCALE_FILE,

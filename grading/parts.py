@@ -12,8 +12,8 @@ name.
 import importlib
 from dataclasses import dataclass
 
-from checkpoints.artifacts import ARTIFACT_CHECKS, OUTPUTS
-from checkpoints.modelfile import MODEL_FILE
+from checkpoints.attention.artifacts import ARTIFACT_CHECKS, OUTPUTS
+from checkpoints.attention.modelfile import MODEL_FILE
 from checkpoints.xslm import artifacts as xslm_artifacts
 from grading import paths
 
@@ -63,8 +63,8 @@ PARTS = {
             reference={MODEL_FILE: MODEL_FILE, **outputs(ARTIFACT_CHECKS)},
             judge="grading.judge.attention",
             demo="grading.classroom:demo_class",
-            package_leaves_out=["xslm"],  # part two's subpackage, answers.json included
-            prepare_workspace="checkpoints.modelfile:ensure_model_in",
+            package_leaves_out=["xslm"],  # part two's subpackage, its answer table included
+            prepare_workspace="checkpoints.attention.modelfile:ensure_model_in",
         ),
         Part(
             name="xslm",
@@ -77,7 +77,7 @@ PARTS = {
             },  # fmt: skip
             judge="grading.judge.xslm",
             demo="grading.classroom:demo_class_xslm",
-            package_leaves_out=["fingerprints.json"],  # part one's answer table
+            package_leaves_out=["attention"],  # part one's subpackage, its answer table included
             prepare_workspace="checkpoints.xslm.files:ensure_files",
         ),
     ]

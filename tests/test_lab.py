@@ -165,7 +165,7 @@ def test_a_wrong_function_runs_headless_to_the_end_and_keeps_its_report(tmp_path
     """The headless command on a notebook with a softmax that overflows: it exits 0, and the
     notebook keeps the demo cell's one line, the checkpoint's report naming the mistake, its one
     line, and the cells after it."""
-    from checkpoints.catalogue import BY_NAME
+    from checkpoints.attention.catalogue import BY_NAME
 
     workspace = workspace_with_mistake(tmp_path, "softmax.no_max_shift")
     readme = ["nbconvert", "--to", "notebook", "--execute", "--inplace", "01-softmax.ipynb"]

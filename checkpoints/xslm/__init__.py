@@ -8,12 +8,11 @@
 Standard library only, like the rest of the checkpoints package.
 """
 
-from .. import demo, i18n
-from ..artifacts import OUTPUTS
-from ..modelfile import ModelFileError
-from ..onward import CheckpointFailed, going_on
+from .. import i18n
+from ..onward import CheckpointFailed, demo, going_on
 from ..pictures import show_curve
-from ..session import conclude, grading, quiet, show, write_artifact
+from ..sections import ModelFileError
+from ..session import OUTPUTS, conclude, grading, quiet, show, write_artifact
 from . import artifacts, files
 from .checks import CHECKS, USES, Local, checkpoint_report
 from .files import ensure_files, load_learner

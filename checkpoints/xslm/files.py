@@ -1,6 +1,6 @@
 """The learner's two files of part two, engine.py and gpt.py, written one step's section at a time.
 
-They work like model.py in part one (checkpoints/modelfile.py): a header, then one section per saved
+They work like model.py in part one (checkpoints/sections.py): a header, then one section per saved
 function or class, each opened by its step's marker line, kept in step order. Both may import
 Python's standard library (the reference needs math, random and json); gpt.py also the learner's own
 engine.
@@ -10,13 +10,13 @@ import os
 import sys
 
 from .. import i18n
-from ..modelfile import (
+from ..sections import (
     STANDARD_LIBRARY,
     ModelFileError,
     cell_source,
     compose,
     foreign_imports,
-    load_model,
+    load_module,
     read_sections,
     without_markers,
 )
@@ -128,7 +128,7 @@ def load_file(filename, module_name, folder="."):
     (listed in its BROKEN_SECTIONS), as model.py is loaded in part one."""
     path = os.path.join(folder, filename)
     check = lambda source: check_imports(source, filename, filename)  # noqa: E731
-    return load_model(path, module_name, step_of, check)
+    return load_module(path, module_name, step_of, check)
 
 
 def load_learner(folder=".", with_gpt=True):

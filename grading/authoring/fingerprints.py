@@ -1,4 +1,4 @@
-"""Build checkpoints/fingerprints.json and, for part two, checkpoints/xslm/answers.json.
+"""Build checkpoints/attention/fingerprints.json and, for part two, checkpoints/xslm/answers.json.
 
 They record how the reference and every catalogued mistake answer each probe.
 
@@ -9,10 +9,10 @@ python -m grading fingerprints --check  # exit 1 if a committed file is stale
 import json
 import os
 
-from checkpoints.catalogue import at_checkpoint
+from checkpoints.attention.catalogue import at_checkpoint
+from checkpoints.attention.diagnose import FINGERPRINTS_FILE, probe_signatures
+from checkpoints.attention.probes import CHECKPOINTS
 from checkpoints.compare import to_strict_json
-from checkpoints.diagnose import FINGERPRINTS_FILE, probe_signatures
-from checkpoints.probes import CHECKPOINTS
 from checkpoints.xslm import checks as xslm_checks
 from grading.authoring.mistakes import buggy_model
 from grading.judge.reference import reference

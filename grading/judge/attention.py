@@ -11,17 +11,18 @@ import ast
 import os
 import tempfile
 
-from checkpoints.artifacts import (
+from checkpoints.attention.artifacts import (
     ARTIFACT_CHECKS,
     ARTIFACT_NEEDS,
     NOTES_FILE,
     PERM_FILE,
     SCALE_FILE,
 )
-from checkpoints.catalogue import BY_NAME
-from checkpoints.diagnose import diagnose, probe_signatures
-from checkpoints.modelfile import STEPS, read_sections, step_number
-from checkpoints.steps import CHECKS
+from checkpoints.attention.catalogue import BY_NAME
+from checkpoints.attention.diagnose import diagnose, probe_signatures
+from checkpoints.attention.modelfile import STEPS, step_number
+from checkpoints.attention.steps import CHECKS
+from checkpoints.sections import read_sections
 from grading.judge import attention_hidden as hidden
 from grading.judge import core
 from grading.judge.core import (

@@ -14,10 +14,10 @@ import math
 import random
 
 from checkpoints import i18n
+from checkpoints.attention.diagnose import pos_encoding_signature
+from checkpoints.attention.probes import attempt
+from checkpoints.attention.properties import leaks, renormalised
 from checkpoints.compare import canonical, first_difference
-from checkpoints.diagnose import pos_encoding_signature
-from checkpoints.probes import attempt
-from checkpoints.properties import leaks, renormalised
 from grading.judge.reference import reference
 
 SEED = 20261129
@@ -277,7 +277,7 @@ def freshen(probe, rng):
 
 def fresh_probes(checkpoint):
     """{checkpoint: [probes]}: the visible probes, with this checkpoint's on fresh seeded inputs."""
-    from checkpoints.probes import PROBES
+    from checkpoints.attention.probes import PROBES
 
     rng = random.Random(f"{SEED}:fresh:{checkpoint}")
     return {**PROBES, checkpoint: [freshen(p, rng) for p in PROBES[checkpoint]]}

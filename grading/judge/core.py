@@ -19,8 +19,8 @@ import time
 from dataclasses import dataclass, field
 
 from checkpoints import i18n
-from checkpoints.modelfile import foreign_imports
 from checkpoints.report import Check, Report
+from checkpoints.sections import foreign_imports
 from grading import parts
 from grading.judge.reference import reference
 from grading.machine import cgroups, sandbox

@@ -6,7 +6,7 @@ judge's worker replaces those globals with oracles the judge answers with the re
 in one process, for the project's own tests of trusted code (alternatives, benchmarks).
 """
 
-from checkpoints.steps import USES
+from checkpoints.attention.steps import USES
 from grading.judge.reference import reference
 
 # What each checkpoint's functions call from earlier steps (the functions replaced underneath).

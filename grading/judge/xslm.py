@@ -19,7 +19,7 @@ from dataclasses import replace
 
 import xslm
 from checkpoints.compare import first_difference
-from checkpoints.modelfile import foreign_imports, read_sections
+from checkpoints.sections import foreign_imports, read_sections
 from checkpoints.xslm import artifacts, checks, files
 from checkpoints.xslm.checks import VISIBLE, Probe, checkpoint_report, signature
 from grading.judge import core, xslm_hidden

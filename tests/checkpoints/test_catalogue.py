@@ -6,8 +6,8 @@ import html
 
 import pytest
 
-from checkpoints.catalogue import BY_NAME, MISTAKES
-from checkpoints.steps import CHECKS
+from checkpoints.attention.catalogue import BY_NAME, MISTAKES
+from checkpoints.attention.steps import CHECKS
 from grading.authoring.fingerprints import build, render
 from grading.authoring.mistakes import (
     BUGGY,
@@ -33,7 +33,7 @@ def test_catalogue_has_code_for_every_entry_and_at_least_25():
 
 def test_committed_fingerprints_are_current():
     """fingerprints.json is exactly what the reference and the mistakes produce now."""
-    from checkpoints.diagnose import FINGERPRINTS_FILE
+    from checkpoints.attention.diagnose import FINGERPRINTS_FILE
 
     with open(FINGERPRINTS_FILE, encoding="utf-8") as f:
         assert f.read() == render(build()), "run: python -m grading fingerprints"

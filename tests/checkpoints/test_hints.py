@@ -9,9 +9,9 @@ import re
 import pytest
 
 import checkpoints
-from checkpoints.claims import CLAIMS
+from checkpoints.attention.claims import CLAIMS
+from checkpoints.attention.steps import CHECKS
 from checkpoints.hints import HINTS
-from checkpoints.steps import CHECKS
 from grading.authoring.mistakes import BUGGY, buggy_model, buggy_source
 from grading.paths import ROOT
 
@@ -19,7 +19,7 @@ from grading.paths import ROOT
 @pytest.mark.parametrize("name", sorted(BUGGY))
 def test_a_failing_report_shows_no_formula_unasked(name):
     """For every catalogued mistake, the first report shows tier-1 hints only: no formula line."""
-    from checkpoints.catalogue import BY_NAME
+    from checkpoints.attention.catalogue import BY_NAME
 
     report = CHECKS[BY_NAME[name].checkpoint](buggy_model(name))
     text = repr(report)

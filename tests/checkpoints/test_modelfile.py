@@ -2,8 +2,9 @@
 
 import pytest
 
-from checkpoints import modelfile
-from checkpoints.modelfile import ModelFileError, load_model, read_sections, save_section
+from checkpoints.attention import modelfile
+from checkpoints.attention.modelfile import ModelFileError, load_model, save_section
+from checkpoints.sections import read_sections
 from grading.paths import ROOT
 
 SOFTMAX = "def softmax(xs):\n    return [1.0 / len(xs)] * len(xs)\n"
@@ -131,7 +132,7 @@ def test_a_broken_section_costs_only_its_own_step(tmp_path, monkeypatch, capsys)
     import os
 
     import checkpoints
-    from checkpoints.modelfile import broken_message
+    from checkpoints.attention.modelfile import broken_message
 
     root = ROOT
     text = (

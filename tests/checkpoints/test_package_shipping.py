@@ -3,6 +3,10 @@ edition, each submission and each workspace get their share of it from there (no
 and Windows checkouts follow none)."""
 
 import os
+import shutil
+import subprocess
+import sys
+import tempfile
 
 import pytest
 
@@ -48,9 +52,33 @@ def test_each_release_ships_its_own_share_of_the_package(part):
         if any(p.split(os.sep)[0] == name for name in PARTS[part].package_leaves_out)
     }
     assert left_out and shipped == whole - left_out
-    table = {ASSIGNMENT: "fingerprints.json", XSLM: os.path.join("xslm", "answers.json")}
+    table = {
+        ASSIGNMENT: os.path.join("attention", "fingerprints.json"),
+        XSLM: os.path.join("xslm", "answers.json"),
+    }
     other = {ASSIGNMENT: XSLM, XSLM: ASSIGNMENT}[part]
     assert table[part] in shipped and table[other] not in shipped
+
+
+def test_part_two_works_from_a_package_without_part_one():
+    """Part two's release has no checkpoints/attention/: its checkpoints import and save all the
+    same, and part one's names are simply absent from the package."""
+    folder = course.release(assignment=XSLM)
+    probe = (
+        "import checkpoints\n"
+        "from checkpoints.xslm import check, ensure_files, hand_in, save\n"
+        "ensure_files()\n"
+        "import os\n"
+        "print(hasattr(checkpoints, 'save'), checkpoints.edition(), sorted(os.listdir()))\n"
+        "print(os.path.dirname(checkpoints.__file__) == os.path.abspath('checkpoints'))"
+    )
+    with tempfile.TemporaryDirectory() as work:
+        shutil.copytree(os.path.join(folder, "checkpoints"), os.path.join(work, "checkpoints"))
+        done = subprocess.run(
+            [sys.executable, "-c", probe], cwd=work, capture_output=True, text=True
+        )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split("\n")[:2] == ["False en ['checkpoints', 'engine.py']", "True"]
 
 
 def test_a_korean_release_of_part_two_speaks_korean():
@@ -72,7 +100,7 @@ def test_a_workspace_of_both_parts_holds_the_whole_package(tmp_path):
         f.write("# mine\n")
     course.workspace(work, assignment=XSLM)
     package = os.path.join(work, "checkpoints")
-    assert os.path.isfile(os.path.join(package, "fingerprints.json"))
+    assert os.path.isfile(os.path.join(package, "attention", "fingerprints.json"))
     assert os.path.isfile(os.path.join(package, "xslm", "answers.json"))
     with open(os.path.join(work, "model.py"), encoding="utf-8") as f:
         assert f.read().endswith("# mine\n")
@@ -87,5 +115,5 @@ def test_intake_replaces_the_learners_copy_of_the_package(tmp_path):
     intake.intake(str(folder), ASSIGNMENT)
     with open(os.path.join(LEARNER_PACKAGE, "compare.py"), encoding="utf-8") as f:
         assert compare.read_text(encoding="utf-8") == f.read()
-    assert (folder / "checkpoints" / "fingerprints.json").is_file()
+    assert (folder / "checkpoints" / "attention" / "fingerprints.json").is_file()
     assert not (folder / "checkpoints" / "xslm").exists()

@@ -9,8 +9,8 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from checkpoints import pictures
-from checkpoints.artifacts import scale_picture
-from checkpoints.steps import CHECKS
+from checkpoints.attention.artifacts import scale_picture
+from checkpoints.attention.steps import CHECKS
 from grading.authoring.mistakes import buggy_model
 from grading.judge.reference import reference
 from grading.paths import ROOT

@@ -7,7 +7,7 @@ import shutil
 import subprocess
 import sys
 
-from checkpoints.progress import progress
+from checkpoints.attention.progress import progress
 from grading.authoring.mistakes import BUGGY, replace_function
 from grading.judge.reference import reference_source
 from grading.paths import ROOT

@@ -11,7 +11,7 @@ import shutil
 import pytest
 
 import xslm
-from checkpoints.modelfile import ModelFileError
+from checkpoints.sections import ModelFileError
 from checkpoints.xslm import artifacts, files
 from checkpoints.xslm.checks import (
     ANSWERS_FILE,

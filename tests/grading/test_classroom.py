@@ -7,8 +7,8 @@ import os
 
 import pytest
 
-from checkpoints.catalogue import BY_NAME
-from checkpoints.modelfile import step_number
+from checkpoints.attention.catalogue import BY_NAME
+from checkpoints.attention.modelfile import step_number
 from grading import classroom
 from grading.paths import ROOT
 from tests.fixtures.helpers import (

@@ -23,7 +23,7 @@ import pytest
 from playwright.sync_api import expect
 
 from checkpoints import compare, i18n
-from checkpoints.diagnose import FINGERPRINTS_FILE
+from checkpoints.attention.diagnose import FINGERPRINTS_FILE
 from checkpoints.xslm.checks import ANSWERS_FILE
 from grading.authoring import course, editions, masters
 from grading.parts import PARTS

@@ -89,8 +89,8 @@ def test_artifact_check_says_when_attention_was_never_saved(tmp_path, monkeypatc
 def test_a_crash_is_reported_with_its_line_and_input_then_the_checks_hint(tmp_path):
     """An IndexError inside attention: the report names it, the line of model.py and the call,
     then the check's first hint tier, as for any ✗ (the closer tiers only when asked)."""
-    from checkpoints.modelfile import load_model
-    from checkpoints.steps import CHECKS
+    from checkpoints.attention.modelfile import load_model
+    from checkpoints.attention.steps import CHECKS
     from grading.judge.reference import reference_source
 
     source = reference_source().replace(
@@ -136,7 +136,7 @@ def test_a_failing_softmax_is_named_first_not_blamed_on_attention(tmp_path, monk
 
 def test_scale_artifact_says_when_attention_does_not_divide(tmp_path):
     """With no √d_k division the two numbers are nearly equal, and the check says why."""
-    from checkpoints.artifacts import SCALE_FILE, check_scale, scale_experiment
+    from checkpoints.attention.artifacts import SCALE_FILE, check_scale, scale_experiment
     from grading.authoring.mistakes import buggy_model
 
     learner = buggy_model("attention.no_scaling")

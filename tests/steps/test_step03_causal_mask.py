@@ -73,7 +73,7 @@ def test_hidden_judge_passes():
 def test_multiplying_after_the_softmax_fails_only_the_row_sums():
     """Weights zeroed after the softmax keep the visible keys' proportions and only lose their
     row sum: the report says exactly that, and nothing it did not see."""
-    from checkpoints.steps import CHECKS
+    from checkpoints.attention.steps import CHECKS
     from grading.authoring.mistakes import buggy_model
 
     report = CHECKS["causal_mask"](buggy_model("mask.multiply_after_softmax"))

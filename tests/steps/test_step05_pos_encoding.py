@@ -63,7 +63,7 @@ def test_permutation_artifact_says_when_the_encoding_is_not_added(tmp_path):
     """An encoding of zeros gives two tiny differences:
     the check says the encoding is not being added.
     """
-    from checkpoints.artifacts import PERM_FILE, check_perm, permutation_experiment
+    from checkpoints.attention.artifacts import PERM_FILE, check_perm, permutation_experiment
     from grading.judge.reference import load_source_module, reference_source
 
     zeros = (
@@ -93,7 +93,7 @@ def test_permutation_artifact_says_when_the_encoding_is_not_added(tmp_path):
 def test_the_permutation_conclusion_must_name_what_the_numbers_show(tmp_path, conclusion, named):
     """The conclusion line is read: it names the order and the shuffle (or the positions), in
     any of the three languages; a sentence that names neither fails with a hint."""
-    from checkpoints.artifacts import PERM_FILE, check_perm, permutation_experiment, say
+    from checkpoints.attention.artifacts import PERM_FILE, check_perm, permutation_experiment, say
     from grading.judge.reference import load_source_module, reference_source
 
     model = load_source_module(reference_source(), "reference", "model.py")
@@ -125,7 +125,7 @@ def pos_encoding(n, d):
 def test_an_encoding_that_breaks_at_odd_widths_fails_the_hidden_check():
     """Writing sin and cos in pairs is right at every even d the notebook tries, and one column
     too wide at an odd d: the hidden cases try d = 1, 3 and 5, and one position."""
-    from checkpoints.steps import check_pos_encoding
+    from checkpoints.attention.steps import check_pos_encoding
     from grading.judge import attention as judge
     from grading.judge import attention_hidden as hidden
     from grading.judge.reference import load_source_module, reference_source

@@ -2,7 +2,7 @@
 
 import pytest
 
-from checkpoints.artifacts import NOTES_FILE, SCALE_FILE, check_notes, scale_experiment
+from checkpoints.attention.artifacts import NOTES_FILE, SCALE_FILE, check_notes, scale_experiment
 from grading.authoring.mistakes import buggy_model
 from grading.judge.reference import reference
 

@@ -1,8 +1,9 @@
 """Every catalogued mistake of part one as real code: what a learner with that mistake writes.
 
 One module per checkpoint (softmax, attention, mask, multi_head, pos_encoding, layer_norm,
-block), named as the catalogue names them (checkpoints/catalogue.py); each function there is a
-mistake (@mistake) or another spelling of one (@spelling), registered in BUGGY and SPELLINGS.
+block), named as the catalogue names them (checkpoints/attention/catalogue.py); each function
+there is a mistake (@mistake) or another spelling of one (@spelling), registered in BUGGY and
+SPELLINGS.
 `buggy_model(name)` is the reference model.py with one function replaced by its buggy version.
 It drives the fingerprints that ship with the checkpoints, the catalogue tests and the demo class.
 """
@@ -10,7 +11,7 @@ It drives the fingerprints that ship with the checkpoints, the catalogue tests a
 import ast
 import textwrap
 
-from checkpoints.catalogue import BY_NAME
+from checkpoints.attention.catalogue import BY_NAME
 from grading.authoring.mistakes import (  # noqa: F401 (each registers its mistakes on import)
     attention,
     block,

@@ -118,7 +118,7 @@ hidden("attention")
 
 # %% id="step02-scale-source" nbgrader={"grade": false, "grade_id": "step02-scale-source", "locked": true, "schema_version": 3, "solution": false}
 from checkpoints import show_source, write_artifact
-from checkpoints.artifacts import SCALE_FILE, scale_experiment
+from checkpoints.attention.artifacts import SCALE_FILE, scale_experiment
 
 show_source(scale_experiment)
 
@@ -134,7 +134,7 @@ with demo():
 # spreads its weight over several keys; without it, nearly every row is one dark cell.
 
 # %% id="scale-picture"
-from checkpoints.artifacts import scale_picture
+from checkpoints.attention.artifacts import scale_picture
 
 with demo():
     display(scale_picture(attention))

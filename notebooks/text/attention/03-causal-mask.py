@@ -81,7 +81,7 @@ with demo():
 
 # %% id="causal-picture"
 from checkpoints.pictures import show_attention
-from checkpoints.probes import seeded_matrix
+from checkpoints.attention.probes import seeded_matrix
 
 with demo():
     X = seeded_matrix(6, 8, seed=3)

@@ -121,7 +121,7 @@ with demo():
 
 # %% id="heads-picture"
 from checkpoints.pictures import show_heads
-from checkpoints.probes import seeded_matrix
+from checkpoints.attention.probes import seeded_matrix
 
 with demo():
     X, h = seeded_matrix(5, 8, seed=7, scale=2.0), 4

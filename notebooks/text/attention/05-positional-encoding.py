@@ -126,7 +126,7 @@ hidden("pos_encoding")
 
 # %% id="step05-perm-source" nbgrader={"grade": false, "grade_id": "step05-perm-source", "locked": true, "schema_version": 3, "solution": false}
 from checkpoints import show_source, write_artifact
-from checkpoints.artifacts import PERM_FILE, permutation_experiment
+from checkpoints.attention.artifacts import PERM_FILE, permutation_experiment
 
 show_source(permutation_experiment)
 

@@ -26,7 +26,7 @@
 
 # %% id="step08-setup" nbgrader={"grade": false, "grade_id": "step08-setup", "locked": true, "schema_version": 3, "solution": false}
 from checkpoints import check_artifact, demo, write_artifact
-from checkpoints.artifacts import NOTES_FILE, SCALE_FILE, read_artifact, read_fields
+from checkpoints.attention.artifacts import NOTES_FILE, SCALE_FILE, read_artifact, read_fields
 
 measured = read_fields(read_artifact(SCALE_FILE) or "")
 scaled, unscaled = float(measured.get("scaled", "nan")), float(measured.get("unscaled", "nan"))

@@ -14,8 +14,9 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from checkpoints.catalogue import BY_NAME
-from checkpoints.modelfile import read_sections, step_number
+from checkpoints.attention.catalogue import BY_NAME
+from checkpoints.attention.modelfile import step_number
+from checkpoints.sections import read_sections
 from checkpoints.xslm import checks as xslm_checks
 from checkpoints.xslm import files as xslm_files
 from grading.authoring import course, masters

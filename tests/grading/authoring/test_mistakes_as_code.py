@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from checkpoints.catalogue import BY_NAME
+from checkpoints.attention.catalogue import BY_NAME
 from checkpoints.xslm.checks import BY_NAME as PART_TWO
 from grading.authoring import mistakes
 from grading.authoring.mistakes import part_two, register

@@ -69,7 +69,9 @@ def test_no_file_of_any_release_holds_a_solution_line(edition, part):
 
 def test_release_keeps_checkpoints_and_stub_instructions(release_dir):
     """The learner gets the checkpoint package and stubs that raise NotImplementedError."""
-    assert os.path.exists(os.path.join(release_dir, "checkpoints", "fingerprints.json"))
+    assert os.path.exists(
+        os.path.join(release_dir, "checkpoints", "attention", "fingerprints.json")
+    )
     book = nbformat.read(os.path.join(release_dir, "01-softmax.ipynb"), 4)
     stub = [c for c in book.cells if c.metadata.get("nbgrader", {}).get("solution")][0]
     assert "def softmax(xs):" in stub.source and "NotImplementedError" in stub.source

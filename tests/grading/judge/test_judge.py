@@ -269,8 +269,8 @@ def test_fresh_inputs_differ_from_the_notebooks(tmp_path):
     """Answers hard-coded for the notebook's softmax inputs
     pass the learner's checkpoint but not the judge's.
     """
-    from checkpoints.diagnose import load_fingerprints
-    from checkpoints.probes import PROBES
+    from checkpoints.attention.diagnose import load_fingerprints
+    from checkpoints.attention.probes import PROBES
 
     correct = load_fingerprints()["softmax"]["correct"]
     known = {tuple(p.args[0]): correct[p.id] for p in PROBES["softmax"]}
@@ -280,7 +280,7 @@ def test_fresh_inputs_differ_from_the_notebooks(tmp_path):
         "        return list(KNOWN[tuple(xs)])\n    return [1.0] + [0.0] * (len(xs) - 1)\n"
     )
     model = replace_function(reference_source(), "softmax", code)
-    from checkpoints.steps import CHECKS
+    from checkpoints.attention.steps import CHECKS
     from grading.judge.reference import load_source_module
 
     assert CHECKS["softmax"](
@@ -350,7 +350,7 @@ NOTES_CELL = "step08-notes-artifact"
 
 def keyword_notes():
     """Notes of bare keywords and step 2's two numbers as the reference's attention gives them."""
-    from checkpoints.artifacts import scale_experiment
+    from checkpoints.attention.artifacts import scale_experiment
     from grading.judge.reference import reference
 
     scaled, unscaled = scale_experiment(reference().attention)
@@ -382,7 +382,7 @@ def test_keyword_notes_earn_the_notes_points_with_the_honest_reference(tmp_path)
 def test_copied_numbers_earn_no_notes_points_without_the_functions(tmp_path, model):
     """The reference's outputs/ and keyword notes quoting its numbers earn 0 for the notes cell
     when the learner's own attention does not give those numbers."""
-    from checkpoints.modelfile import header
+    from checkpoints.attention.modelfile import header
 
     source = {
         "header only": header(),

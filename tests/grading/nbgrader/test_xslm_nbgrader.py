@@ -161,7 +161,7 @@ def test_a_learner_runs_part_two_in_the_korean_workspace(tmp_path, monkeypatch):
     """The learner's flow, from the student edition: part one's workspace, then part two's
     Korean notebooks solved and run in order, leave engine.py and gpt.py with the reference's
     sections, a trained model's weights and its samples, with the messages in Korean."""
-    from checkpoints.modelfile import read_sections
+    from checkpoints.sections import read_sections
 
     monkeypatch.delenv("PYTHONPATH", raising=False)  # a learner's kernel has no grading package
     monkeypatch.delenv("ATTENTION_EDITION", raising=False)  # the workspace says its edition

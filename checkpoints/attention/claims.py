@@ -4,6 +4,6 @@ The words live in locales/<edition>.json ("claims"); a check's name is also the 
 {fields} are filled in per input.
 """
 
-from . import i18n
+from .. import i18n
 
 CLAIMS = i18n.Section("claims")

@@ -5,7 +5,7 @@ The grader's hidden checks use the same ones, so each fact about attention is st
 
 import math
 
-from .compare import shape
+from ..compare import shape
 
 SUM_TOLERANCE = 1e-9
 

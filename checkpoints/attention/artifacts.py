@@ -4,12 +4,12 @@ import math
 import os
 import re
 
-from . import i18n
-from .compare import numbers_close
+from .. import i18n
+from ..compare import numbers_close
+from ..report import Check, Report
+from ..session import OUTPUTS
 from .probes import seeded_matrix
-from .report import Check, Report
 
-OUTPUTS = "outputs"
 SCALE_FILE, PERM_FILE, NOTES_FILE = "02-scale.txt", "05-perm.txt", "08-notes.md"
 
 
@@ -35,7 +35,7 @@ def scale_experiment(attention, n=8, d=64, seed=0):
 
 def scale_picture(attention, n=8, d=64, seed=0):
     """The √d experiment's two weight matrices side by side: spread out, and on one key."""
-    from .pictures import heatmaps, weight_colour
+    from ..pictures import heatmaps, weight_colour
 
     Q, K, V, undo = scale_inputs(n, d, seed)
     return heatmaps(

@@ -5,12 +5,13 @@ a Report. Each checkpoint is a short list of named checks. A name keys what the 
 (claims.py) and its hints (hints.py); the predicates are in properties.py, the inputs in probes.py.
 """
 
-from . import i18n
+from .. import i18n
+from ..compare import brief, canonical, close, describe_path, first_difference, shape
+from ..hints import HINTS
+from ..pictures import show_attention, show_bars, show_encoding
+from ..report import Check, Report
 from .claims import CLAIMS
-from .compare import brief, canonical, close, describe_path, first_difference, shape
 from .diagnose import diagnose, expected, load_fingerprints, probe_signatures, signature
-from .hints import HINTS
-from .pictures import show_attention, show_bars, show_encoding
 from .probes import PROBES, call
 from .properties import (
     all_finite,
@@ -26,7 +27,6 @@ from .properties import (
     sums_to_one,
     variance,
 )
-from .report import Check, Report
 
 say = i18n.speaker("steps")  # locales/<edition>.json, section "steps"
 

@@ -7,7 +7,7 @@ checks compare a learner's outputs with those answers, so no solution code ships
 
 from dataclasses import dataclass
 
-from . import i18n
+from .. import i18n
 
 
 @dataclass(frozen=True)

@@ -2,8 +2,8 @@
 
 import os
 
+from ..compare import canonical, close, load_table
 from .catalogue import BY_NAME
-from .compare import canonical, close, load_table
 from .probes import PROBES, call
 
 FINGERPRINTS_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fingerprints.json")

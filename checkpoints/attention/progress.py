@@ -8,9 +8,10 @@ import html
 import os
 from dataclasses import dataclass
 
-from . import i18n
+from .. import i18n
+from ..sections import ModelFileError
 from .artifacts import ARTIFACT_CHECKS, ARTIFACT_NEEDS, NOTES_FILE, OUTPUTS, PERM_FILE, SCALE_FILE
-from .modelfile import STEPS, ModelFileError, broken_message, load_model
+from .modelfile import STEPS, broken_message, load_model
 from .steps import CHECKS
 
 NOTEBOOKS = {

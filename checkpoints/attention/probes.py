@@ -7,7 +7,7 @@ Each probe is one call: which function, with which arguments. The known answers 
 import random
 from dataclasses import dataclass, field, replace
 
-from . import i18n
+from .. import i18n
 
 
 @dataclass(frozen=True)
