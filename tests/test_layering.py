@@ -100,6 +100,29 @@ def test_the_learner_package_imports_nothing_of_the_grading_side():
     assert reached == set()
 
 
+def test_the_shared_checkpoints_reach_no_part_and_no_part_another():
+    """Each part's release ships the shared modules of checkpoints/ and its own subpackage only:
+    so no shared module imports a part, and no part imports another. The package's two entry
+    points name the parts on purpose: __init__ reads part one's names on first use, and
+    `python -m checkpoints progress` shows part one's progress."""
+    edges = graph()
+    parts = {n for n in course_modules() if n.count(".") == 1 and n.startswith("checkpoints.")}
+    parts = {n for n in parts if any(m.startswith(n + ".") for m in edges)}  # subpackages
+    assert {"checkpoints.attention", "checkpoints.xslm"} <= parts
+
+    def part_of(name):
+        return next((p for p in parts if name == p or name.startswith(p + ".")), None)
+
+    crossing = {
+        (name, use)
+        for name, uses in edges.items()
+        if name.startswith("checkpoints") and name not in ("checkpoints", "checkpoints.__main__")
+        for use in uses
+        if part_of(use) not in (None, part_of(name))
+    }
+    assert crossing == set()
+
+
 def test_no_import_circle_among_the_course_modules():
     """The course's modules form layers: no module imports, however indirectly, itself."""
     assert circles(graph()) == []
