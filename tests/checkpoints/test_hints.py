@@ -47,7 +47,9 @@ def test_hint_reveals_one_tier_per_call(tmp_path, monkeypatch, capsys):
 
 def test_every_hint_is_used_by_a_check():
     """No hint text is dead: each key names a check in steps.py, and every check has a claim."""
-    source = open(os.path.join(ROOT, "checkpoints", "attention", "steps.py"), encoding="utf-8").read()
+    source = open(
+        os.path.join(ROOT, "checkpoints", "attention", "steps.py"), encoding="utf-8"
+    ).read()
     used = set(re.findall(r'(?:holds|answer|raises|known_answers)\(\s*"([\w.]+)"', source))
     assert used == set(HINTS)
     assert set(CLAIMS) == set(HINTS)

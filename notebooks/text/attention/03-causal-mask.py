@@ -80,8 +80,8 @@ with demo():
 # $0..i$, so the picture is a lower triangle. Hover over a cell to read its value.
 
 # %% id="causal-picture"
-from checkpoints.pictures import show_attention
 from checkpoints.attention.probes import seeded_matrix
+from checkpoints.pictures import show_attention
 
 with demo():
     X = seeded_matrix(6, 8, seed=3)

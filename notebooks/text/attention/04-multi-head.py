@@ -120,8 +120,8 @@ with demo():
 # The picture runs `attention` on each slice of the same seeded input, exactly as `multi_head` does.
 
 # %% id="heads-picture"
-from checkpoints.pictures import show_heads
 from checkpoints.attention.probes import seeded_matrix
+from checkpoints.pictures import show_heads
 
 with demo():
     X, h = seeded_matrix(5, 8, seed=7, scale=2.0), 4
