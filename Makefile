@@ -113,7 +113,7 @@ collect: $(BIN)/.installed
 	$(BIN)/python -m grading collect --part $(PART) $(if $(filter 1,$(FORCE)),--force)
 
 ## make course-user: as root, the unprivileged account grading can run as (attention-grader), its
-## sandbox uids (/etc/subuid) and its cgroups; then what is set up (grading/machine/course_user.py)
+## sandbox uids (/etc/subuid) and its cgroups; then what is set up (grading/course_user.py)
 course-user: system-grading
 	$(PYTHON) -m grading course-user setup
 

@@ -33,7 +33,7 @@ def configure(c):
     from nbconvert.preprocessors import ClearMetadataPreprocessor
     from nbgrader import preprocessors as nbp
 
-    from grading.machine import course_user
+    from grading import course_user
     from grading.nbgrader import records
     from grading.nbgrader.preprocess import JudgeCells, NotAsRoot, RepairCells, SandboxedExecute
 

@@ -20,11 +20,12 @@ import time
 
 import nbformat
 
+from grading import course_user
 from grading.authoring import course
 from grading.authoring.masters import notebooks
 from grading.authoring.mistakes import BUGGY
 from grading.judge.reference import load_source_module
-from grading.machine import course_user, sandbox
+from grading.machine import sandbox
 from grading.nbgrader import intake, records
 from grading.parts import ASSIGNMENT, PARTS, XSLM, XSLM_ARTIFACTS, load, registered, suffix
 from grading.paths import (
@@ -512,7 +513,7 @@ def arguments(parser, command):
 
 def main(args):
     """Carry out one command; autograde, feedback and grades run as the course user
-    (grading.machine.course_user), never as root: started as root, they hand themselves over."""
+    (grading.course_user), never as root: started as root, they hand themselves over."""
     if args.command in GRADING:
         course_user.become([sys.executable, "-m", "grading", args.command, *args.argv])
     records.settle()

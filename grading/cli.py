@@ -34,7 +34,7 @@ COMMANDS = {
     "the grading machine": [
         ("system", "grading.machine.system", "install the Debian packages a command needs"),
         ("interpreter", "grading.machine.interpreter", "make .venv from the course's Python"),
-        ("course-user", "grading.machine.course_user", "set up or check the course user"),
+        ("course-user", "grading.course_user", "set up or check the course user"),
         ("postgres", "grading.scale.postgres", "start or stop a local PostgreSQL gradebook"),
         ("serve", "grading.scale.farm", "one grading server (make autograde starts them)"),
     ],

@@ -1,7 +1,7 @@
 """`python -m grading judge FOLDER`: every graded cell's verdict of one submission, in a terminal.
 
 Like the other grading commands it never runs as root: started as root, it hands itself over to
-the course user (machine.course_user), whose output root relays without control characters. It
+the course user (grading.course_user), whose output root relays without control characters. It
 also prints learner text without them itself, whoever runs it. Standard library only: Debian's
 python3 runs it as well as the course's .venv.
 """
@@ -11,7 +11,8 @@ import os
 import sys
 import time
 
-from grading.machine import course_user, sandbox
+from grading import course_user
+from grading.machine import sandbox
 from grading.parts import ASSIGNMENT, PARTS, registered
 
 

@@ -167,6 +167,19 @@ def test_the_judge_reaches_no_nbgrader_and_no_other_room():
         assert not rooms, f"{name} imports {sorted(rooms)}"
 
 
+def test_the_machine_room_stands_on_nothing_but_the_paths():
+    """grading/machine/ (packages, interpreter, sandbox, cgroups) is the bottom room: every other
+    room confines learner code with it, so it imports none of them (the course user, which
+    hands grading over with the class's records and the gradebook's password, stands above)."""
+    edges = graph()
+    machine = [name for name in edges if name.startswith("grading.machine")]
+    assert "grading.machine.sandbox" in machine
+    for name in machine:
+        assert edges[name] <= {n for n in edges if n.startswith("grading.machine")} | {
+            "grading.paths"
+        }, name
+
+
 def test_a_part_of_the_judge_is_reached_only_through_the_registry():
     """Nothing outside a part's own judge module and the tests picks a part's judge by name:
     the nbgrader room and the command line find it in the registry, grading.parts.PARTS."""

@@ -3,7 +3,7 @@
 A learner process can double-fork, call setsid and ignore signals; its process group, session
 and parent then say nothing about it. A cgroup does: every process a sandbox ever starts is in
 its sandbox's group (cgroup v1 `freezer`, `pids` and `memory`: as root, or as the course user
-once root has delegated this course's parent group to it, see machine.course_user). Ending the
+once root has delegated this course's parent group to it, see grading.course_user). Ending the
 group freezes it (frozen processes cannot fork), kills every member but the ones kept, thaws it,
 and waits until the group's list of processes holds only those. That list being so is the
 confirmation.

@@ -17,7 +17,7 @@ One command builds it (`wrap`). Inside:
 
 How the sandbox gets its own uid depends on who grades (`uid_mode`):
 - "root": setpriv drops it to one of SANDBOX_UIDS on the host;
-- "mapped": an unprivileged grader (the course user, see machine.course_user) with a range of
+- "mapped": an unprivileged grader (the course user, see grading.course_user) with a range of
   subordinate uids (/etc/subuid, /etc/subgid) maps one of them into a user namespace of its own
   (unshare and newuidmap), where bubblewrap sets up as that namespace's root and setpriv drops to
   the mapped uid. The grader owns the namespace, so it can still end every process in it;

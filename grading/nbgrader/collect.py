@@ -15,8 +15,8 @@ import shutil
 import sys
 import zipfile
 
+from grading import course_user
 from grading.authoring.course import nbgrader
-from grading.machine import course_user
 from grading.parts import ASSIGNMENT, PARTS, registered
 from grading.paths import downloaded
 

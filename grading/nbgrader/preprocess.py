@@ -190,7 +190,7 @@ KERNEL_FLAGS = ["--IPKernelApp.ignore_cwd=True", f"--IPKernelApp.exec_lines={CWD
 
 class NotAsRoot(NbGraderPreprocessor):
     """Root never grades. Every grading command root starts hands itself over to the course user
-    (machine.course_user); an Autograde that still runs as root (the formgrader's button, in a
+    (grading.course_user); an Autograde that still runs as root (the formgrader's button, in a
     server root started) fails here, first of the autograde preprocessors, before any learner
     code runs. (nbgrader only logs an exception of the intake hook, so the check is here.)"""
 

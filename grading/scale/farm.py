@@ -28,8 +28,8 @@ import threading
 import time
 from dataclasses import dataclass
 
+from grading import course_user
 from grading.authoring import course
-from grading.machine import course_user
 from grading.parts import ASSIGNMENT, suffix
 from grading.paths import GRADER_CONFIG, JUDGED, ROOT, SUBMITTED, db_url
 from grading.scale import warm_kernels

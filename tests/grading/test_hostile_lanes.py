@@ -22,9 +22,9 @@ import time
 
 import pytest
 
-from grading import classroom
+from grading import classroom, course_user
 from grading.authoring import course
-from grading.machine import course_user, sandbox
+from grading.machine import sandbox
 from grading.paths import ROOT
 from tests.fixtures import hostile, processes
 from tests.grading.test_hostile_class import (

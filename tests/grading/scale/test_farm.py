@@ -14,10 +14,9 @@ import time
 import nbformat
 import pytest
 
-from grading import classroom
+from grading import classroom, course_user
 from grading.authoring import course
 from grading.authoring.mistakes import BUGGY
-from grading.machine import course_user
 from grading.scale import farm, postgres
 from tests.fixtures.lab_server import free_port
 

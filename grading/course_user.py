@@ -84,7 +84,7 @@ def run(argv):
 def setup(name=USER):
     """As root: make the course user, its subordinate ids and its cgroups; the user's entry."""
     if os.geteuid() != 0:
-        raise SystemExit("grading.machine.course_user setup needs root (it creates an account)")
+        raise SystemExit("grading.course_user setup needs root (it creates an account)")
     if account(name) is None:
         print(f"Creating the course user {name} (a system account: no login, no home)", flush=True)
         run(["useradd", "--system", "--user-group", "--no-create-home", "--home-dir",

@@ -14,9 +14,9 @@ import tempfile
 import nbformat
 import pytest
 
-from grading import cli, verdicts
+from grading import cli, course_user, verdicts
 from grading.judge import attention
-from grading.machine import cgroups, course_user, sandbox
+from grading.machine import cgroups, sandbox
 from grading.paths import ROOT
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="set-up creates an account: root only")
