@@ -13,6 +13,7 @@ which has no checkpoints/attention/, imports this package all the same.
 """
 
 import importlib
+import os
 
 from . import i18n
 from .i18n import edition, use_edition
@@ -22,8 +23,13 @@ __all__ = ["edition", "use_edition", "i18n"]
 
 def __getattr__(name):
     """Part one's API (checkpoints/attention/__init__.py), imported on first use (PEP 562)."""
-    if name.startswith("__") or name in ("attention", "xslm"):
-        raise AttributeError(name)  # dunders and the parts themselves: the import system's
+    here = os.path.dirname(os.path.abspath(__file__))
+    if (
+        name.startswith("__")
+        or os.path.exists(os.path.join(here, name + ".py"))
+        or (os.path.isdir(os.path.join(here, name)))
+    ):  # dunders and the package's own modules and parts: the import system's to find
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     try:
         part_one = importlib.import_module(".attention", __name__)
     except ModuleNotFoundError:  # part two's release: then nothing of part one is here

@@ -9,7 +9,7 @@ import io
 import os
 import warnings
 
-from . import i18n
+from . import i18n, overview
 from .onward import CheckpointFailed
 
 OUTPUTS = "outputs"  # every part's artifacts, beside the learner's files
@@ -68,3 +68,10 @@ def write_artifact(filename, text, show=True):
         f.write(text.rstrip("\n") + "\n")
     shown = text.rstrip() if show else say("characters", count=len(text))
     print(say("wrote_artifact", path=f"{OUTPUTS}/{filename}", text=shown))
+
+
+def show_progress(folder="."):
+    """Show where the learner stands in every part this package holds (overview.progress)."""
+    with quiet():
+        view = overview.progress(folder)
+    show(view)

@@ -11,10 +11,9 @@ Standard library only, so it runs wherever Python runs.
 from ..i18n import edition, use_edition
 from ..onward import CheckpointFailed, demo, going_on
 from ..sections import ModelFileError, cell_source
-from ..session import conclude, grading, quiet, say, show, write_artifact
+from ..session import conclude, grading, quiet, say, show, show_progress, write_artifact
 from .artifacts import ARTIFACT_CHECKS, ARTIFACT_NEEDS
 from .modelfile import STEPS, broken_message, ensure_model, load_model, save_section, step_number
-from .progress import progress as _progress
 from .steps import CHECKS, USES
 
 # pictures.py imports nothing beyond html and dataclasses (it must run anywhere): it is handed
@@ -113,10 +112,8 @@ def _artifact_report(filename):
 
 
 def progress():
-    """All checkpoints and artifacts: which hold, fail (and why), are not started; what next."""
-    with quiet():
-        view = _progress()
-    show(view)
+    """Every part's checkpoints and artifacts: which hold, fail (and why), wait; what next."""
+    show_progress()
 
 
 def hidden(name):

@@ -12,7 +12,7 @@ from .. import i18n
 from ..onward import CheckpointFailed, demo, going_on
 from ..pictures import show_curve
 from ..sections import ModelFileError
-from ..session import OUTPUTS, conclude, grading, quiet, show, write_artifact
+from ..session import OUTPUTS, conclude, grading, quiet, show, show_progress, write_artifact
 from . import artifacts, files
 from .checks import CHECKS, USES, Local, checkpoint_report
 from .files import ensure_files, load_learner
@@ -29,6 +29,7 @@ __all__ = [
     "steps_to_train",
     "ensure_files",
     "hand_in",
+    "progress",
 ]
 
 say = i18n.speaker("xslm_session")  # locales/<edition>.json, section "xslm_session"
@@ -97,6 +98,11 @@ def hint(name):
     HINT_LEVELS[name] = min(HINT_LEVELS.get(name, 0) + 1, 2)
     with going_on():
         show(_report(name, HINT_LEVELS[name]))
+
+
+def progress():
+    """Every part's checkpoints and artifacts: which hold, fail (and why), wait; what next."""
+    show_progress()
 
 
 def steps_to_train(steps):
