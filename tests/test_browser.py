@@ -110,9 +110,8 @@ def test_a_wrong_softmax_is_diagnosed_in_the_page(page):
     """Replace it with a softmax that divides by the max: the page names the mistake."""
     wrong = BUGGY["softmax.divide_by_max"][1].strip() + "\n"
     type_and_run_all(page, wrong)
-    page.get_by_text("looks like: dividing by the largest exp instead of the sum").first.wait_for(
-        timeout=120_000
-    )
+    title = "looks like: the largest exp is 1: divided by it, or by nothing, instead of the sum"
+    page.get_by_text(title).first.wait_for(timeout=120_000)
     notebook_page.wait_for_run(page, NOTEBOOK)
     page.get_by_text("The notebook goes on").first.wait_for(timeout=60_000)  # one short line
     assert page.get_by_text("CheckpointFailed").count() == 0  # no error: Run All goes on

@@ -64,6 +64,8 @@ MISTAKES = [
     Mistake("mask.ignored", "causal_mask"),
     Mistake("mask.inverted", "causal_mask"),
     Mistake("mask.all_visible", "causal_mask"),
+    Mistake("mask.complement", "causal_mask"),
+    Mistake("mask.additive", "causal_mask"),
     # ── multi_head ──
     Mistake("multi_head.full_d_scaling", "multi_head"),
     Mistake("multi_head.interleaved_split", "multi_head"),
@@ -73,6 +75,7 @@ MISTAKES = [
     Mistake("multi_head.reversed_heads", "multi_head"),
     Mistake("multi_head.heads_averaged_tiled", "multi_head"),
     Mistake("multi_head.ignores_given_mask", "multi_head"),
+    Mistake("multi_head.no_value_error", "multi_head"),
     # ── pos_encoding ──
     Mistake("pos_encoding.out_of_range", "pos_encoding"),
     Mistake("pos_encoding.identical_rows", "pos_encoding"),
@@ -84,6 +87,9 @@ MISTAKES = [
     Mistake("layer_norm.no_eps", "layer_norm"),
     Mistake("layer_norm.divide_by_variance", "layer_norm"),
     Mistake("layer_norm.eps_not_in_signature", "layer_norm"),
+    Mistake("layer_norm.hard_coded_eps", "layer_norm"),
+    Mistake("layer_norm.wrong_default_eps", "layer_norm"),
+    Mistake("layer_norm.rms_norm", "layer_norm"),
     Mistake("layer_norm.across_positions", "block"),
     # ── block ──
     Mistake("block.post_ln", "block"),

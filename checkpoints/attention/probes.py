@@ -22,6 +22,11 @@ class Probe:
     """Positional arguments (plain lists and numbers)."""
     kwargs: dict = field(default_factory=dict)
     """Keyword arguments, e.g. {"mask": ...}."""
+    edge: bool = False
+    """An edge case (a constant row, a fully hidden row) where a guard or a constant written
+    another way changes the answer: a mistake is still named when only such probes differ."""
+    serves: str = ""
+    """The one mistake this probe is asked for (it names a missing error): no check of its own."""
 
     def but(self, **changes):
         """The same probe with some fields changed: another input of the same kind."""
@@ -93,6 +98,12 @@ PROBES = {
             _qkv(4, 4, 8, 8, seed=121) + [2],
             {"mask": PATCHY_4},
         ),
+        Probe(  # 6 features cannot be split into 4 equal heads: the contract is a ValueError
+            "multi_head.indivisible",
+            "multi_head",
+            _qkv(3, 3, 6, 6, seed=141) + [4],
+            serves="multi_head.no_value_error",
+        ),
     ],
     "pos_encoding": [
         Probe("pos_encoding.6x8", "pos_encoding", [6, 8], {}),
@@ -101,7 +112,7 @@ PROBES = {
     ],
     "layer_norm": [
         Probe("layer_norm.row", "layer_norm", [[1.0, 2.0, 3.0, 4.0, 10.0]], {}),
-        Probe("layer_norm.constant", "layer_norm", [[3.0, 3.0, 3.0, 3.0]], {}),
+        Probe("layer_norm.constant", "layer_norm", [[3.0, 3.0, 3.0, 3.0]], {}, edge=True),
         Probe("layer_norm.narrow", "layer_norm", [[1.0, 1.01, 0.99, 1.02, 0.98]], {}),
         Probe("layer_norm.eps", "layer_norm", [[1.0, 2.0, 3.0]], {"eps": 0.5}),
     ],

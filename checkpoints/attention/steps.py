@@ -126,7 +126,9 @@ class Run:
 
     def known_answers(self, name, fields, part=None, function=None, names=("row", "column")):
         """One known-answer check per probe (of one function, if named; of a pair's part)."""
-        chosen = [p for p in self.probes.values() if function in (None, p.function)]
+        chosen = [
+            p for p in self.probes.values() if function in (None, p.function) and not p.serves
+        ]
         return [
             answer(name, pick(call(self.model, p), part), pick(self.want(p.id), part), names,
                    **fields(p))

@@ -11,7 +11,7 @@ import os
 
 from checkpoints.attention.catalogue import at_checkpoint
 from checkpoints.attention.diagnose import FINGERPRINTS_FILE, probe_signatures
-from checkpoints.attention.probes import CHECKPOINTS
+from checkpoints.attention.probes import CHECKPOINTS, PROBES
 from checkpoints.compare import to_strict_json
 from checkpoints.xslm import checks as xslm_checks
 from grading.authoring.mistakes import buggy_model
@@ -23,14 +23,31 @@ def build():
     """{checkpoint: {"correct": signatures, "mistakes": {name: signatures}}} from the real code."""
     table = {}
     for checkpoint in CHECKPOINTS:
+        correct = probe_signatures(checkpoint, reference())
         table[checkpoint] = {
-            "correct": probe_signatures(checkpoint, reference()),
+            "correct": correct,
             "mistakes": {
-                m.name: probe_signatures(checkpoint, buggy_model(m.name))
+                m.name: served(
+                    checkpoint, m.name, probe_signatures(checkpoint, buggy_model(m.name)), correct
+                )
                 for m in at_checkpoint(checkpoint)
             },
         }
     return table
+
+
+def served(checkpoint, name, answers, correct):
+    """A mistake's answers, with each probe that serves one mistake only made to count for it:
+    for any other mistake it matches anything; for its own, where the right answer is an error,
+    any answer but that error (the error can be left out in many ways, each answering otherwise)."""
+    for probe in PROBES[checkpoint]:
+        if not probe.serves:
+            continue
+        if probe.serves != name:
+            answers[probe.id] = {"any": True}
+        elif "raises" in correct[probe.id] and answers[probe.id] != correct[probe.id]:
+            answers[probe.id] = {"not_raises": correct[probe.id]["raises"]}
+    return answers
 
 
 def xslm_answers(run, checkpoint):

@@ -149,3 +149,46 @@ def test_every_mistake_has_at_least_two_spellings():
     """Each catalogued mistake is recognised in more than one way of writing it."""
     assert set(SPELLINGS) == set(BUGGY)
     assert all(len(more) >= 1 for more in SPELLINGS.values())
+
+
+def named(function, code):
+    """The names the owning checkpoint gives a model.py with this one function rewritten."""
+    model = load_source_module(replace_function(reference_source(), function, code), "m", "<m>")
+    report = CHECKS[function](model)
+    assert not report.passed
+    return [m.name for m in report.diagnosis]
+
+
+def test_a_guard_on_the_edge_case_does_not_hide_the_mistake():
+    """eps left out, but a constant row guarded (0s instead of a division by zero): the answers
+    differ from no_eps's only on that edge case, so it is still named."""
+    code = (
+        "def layer_norm(row, eps=1e-5):\n"
+        "    mean = sum(row) / len(row)\n"
+        "    std = math.sqrt(sum((x - mean) ** 2 for x in row) / len(row))\n"
+        "    return [(x - mean) / std if std else 0.0 for x in row]\n"
+    )
+    assert named("layer_norm", code)[:1] == ["layer_norm.no_eps"]
+
+
+def test_any_huge_negative_number_reads_as_minus_infinity_in_a_mask():
+    """An additive mask with -1e30 where the catalogue's has -inf is the same mistake."""
+    code = (
+        "def causal_mask(n):\n"
+        "    return [[0 if j <= i else -1e30 for j in range(n)] for i in range(n)]\n"
+    )
+    assert named("causal_mask", code)[:1] == ["mask.additive"]
+
+
+def test_a_missing_value_error_is_named_whatever_the_split_then_does():
+    """No check of d mod h: whether the split then crashes another way or returns a matrix, the
+    missing ValueError is named."""
+    crashes = (
+        "def multi_head(Q, K, V, h, mask=None):\n"
+        "    w = len(Q[0]) // h\n"
+        "    heads = [attention([r[k*w:(k+1)*w] for r in Q], [r[k*w:(k+1)*w] for r in K],\n"
+        "                       [r[k*w:(k+1)*w] for r in V], mask)[0] for k in range(h)]\n"
+        "    assert sum(len(hd[0]) for hd in heads) == len(Q[0])\n"
+        "    return [[x for hd in heads for x in hd[i]] for i in range(len(Q))]\n"
+    )
+    assert named("multi_head", crashes)[:1] == ["multi_head.no_value_error"]

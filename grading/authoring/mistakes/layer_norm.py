@@ -125,3 +125,46 @@ def eps_not_in_signature_spelling_1(row):
     mean = sum(row) / len(row)
     std = math.sqrt(sum((x - mean) * (x - mean) for x in row) / len(row))
     return [(x - mean) / std for x in row]
+
+
+@mistake("layer_norm.hard_coded_eps", replaces="layer_norm")
+def hard_coded_eps(row, eps=1e-5):
+    mean = sum(row) / len(row)
+    var = sum((x - mean) ** 2 for x in row) / len(row)
+    return [(x - mean) / math.sqrt(var + 1e-5) for x in row]
+
+
+@spelling("layer_norm.hard_coded_eps", replaces="layer_norm")
+def hard_coded_eps_spelling_1(row, eps=1e-5):
+    EPS = 1e-5
+    n = len(row)
+    mean = sum(row) / n
+    std = math.sqrt(sum((x - mean) ** 2 for x in row) / n + EPS)
+    return [(x - mean) / std for x in row]
+
+
+@mistake("layer_norm.wrong_default_eps", replaces="layer_norm")
+def wrong_default_eps(row, eps=1e-6):
+    mean = sum(row) / len(row)
+    var = sum((x - mean) ** 2 for x in row) / len(row)
+    return [(x - mean) / math.sqrt(var + eps) for x in row]
+
+
+@spelling("layer_norm.wrong_default_eps", replaces="layer_norm")
+def wrong_default_eps_spelling_1(row, eps=0.000001):
+    n = len(row)
+    mean = sum(row) / n
+    var = sum((x - mean) * (x - mean) for x in row) / n
+    return [(x - mean) / (var + eps) ** 0.5 for x in row]
+
+
+@mistake("layer_norm.rms_norm", replaces="layer_norm")
+def rms_norm(row, eps=1e-5):
+    ms = sum(x * x for x in row) / len(row)
+    return [x / math.sqrt(ms + eps) for x in row]
+
+
+@spelling("layer_norm.rms_norm", replaces="layer_norm")
+def rms_norm_spelling_1(row, eps=1e-5):
+    rms = math.sqrt(sum(x ** 2 for x in row) / len(row) + eps)
+    return [x / rms for x in row]

@@ -162,3 +162,30 @@ def all_visible(n):
 @spelling("mask.all_visible", replaces="causal_mask")
 def all_visible_spelling_1(n):
     return [[True for j in range(n)] for i in range(n)]
+
+
+@mistake("mask.complement", replaces="causal_mask")
+def complement(n):
+    return [[j > i for j in range(n)] for i in range(n)]
+
+
+@spelling("mask.complement", replaces="causal_mask")
+def complement_spelling_1(n):
+    mask = [[False] * n for _ in range(n)]
+    for i in range(n):
+        for j in range(i + 1, n):
+            mask[i][j] = True  # the future
+    return mask
+
+
+@mistake("mask.additive", replaces="causal_mask")
+def additive(n):
+    return [[0.0 if j <= i else -math.inf for j in range(n)] for i in range(n)]
+
+
+@spelling("mask.additive", replaces="causal_mask")
+def additive_spelling_1(n):
+    mask = []
+    for i in range(n):
+        mask.append([0.0] * (i + 1) + [-1e9] * (n - i - 1))
+    return mask

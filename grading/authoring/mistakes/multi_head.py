@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from grading.authoring.mistakes.register import mistake, spelling
 
 if TYPE_CHECKING:  # the reference's own functions, which model.py holds beside the mistake
-    from model import attention, causal_mask, dot, softmax
+    from model import attention, causal_mask, columns, dot, softmax
 
 
 # A learner's code, exactly as written: the formatter keeps out of it.
@@ -230,4 +230,27 @@ def ignores_given_mask_spelling_1(Q, K, V, h, mask=None):
                          [r[k * w:(k + 1) * w] for r in V], mask)[0]
         for i, row in enumerate(head):
             out[i] = out[i] + row
+    return out
+
+
+@mistake("multi_head.no_value_error", replaces="multi_head")
+def no_value_error(Q, K, V, h, mask=None):
+    d = len(Q[0])
+    width = d // h
+    heads = []
+    for s in range(0, d, width):
+        Q_k, K_k, V_k = columns(Q, s, s + width), columns(K, s, s + width), columns(V, s, s + width)
+        heads.append(attention(Q_k, K_k, V_k, mask)[0])
+    return [[x for head in heads for x in head[i]] for i in range(len(Q))]
+
+
+@spelling("multi_head.no_value_error", replaces="multi_head")
+def no_value_error_spelling_1(Q, K, V, h, mask=None):
+    d_k = len(Q[0]) // h
+    out = [[] for _ in Q]
+    for k in range(h):
+        cols = slice(k * d_k, (k + 1) * d_k)
+        head, _ = attention([r[cols] for r in Q], [r[cols] for r in K], [r[cols] for r in V], mask)
+        for i, row in enumerate(head):
+            out[i] += row
     return out
