@@ -109,6 +109,9 @@ PROBES = {
         Probe("pos_encoding.6x8", "pos_encoding", [6, 8], {}),
         Probe("pos_encoding.50x16", "pos_encoding", [50, 16], {}),
         Probe("pos_encoding.3x4", "pos_encoding", [3, 4], {}),
+        Probe("pos_encoding.7x5", "pos_encoding", [7, 5], {}),  # d odd: the last sine has no cosine
+        Probe("pos_encoding.4x1", "pos_encoding", [4, 1], {}),  # d = 1: one sine column
+        Probe("pos_encoding.1x6", "pos_encoding", [1, 6], {}),  # one position
     ],
     "layer_norm": [
         Probe("layer_norm.row", "layer_norm", [[1.0, 2.0, 3.0, 4.0, 10.0]], {}),

@@ -314,9 +314,31 @@ def check_pos_encoding(model, fingerprints=None, probes=None):
         for probe_id in ("pos_encoding.6x8", "pos_encoding.50x16")
         for check in encoding_checks(run(probe_id), *run.args(probe_id))
     ]
+    checks.append(
+        forgotten_shapes(run, ("pos_encoding.7x5", "pos_encoding.4x1", "pos_encoding.1x6"))
+    )
     pattern = run("pos_encoding.50x16")
     picture = picture_of(lambda m: show_encoding(m, say("picture_encoding")), pattern)
     return run.report(say("title_pos_encoding"), checks, picture)
+
+
+def forgotten_shapes(run, probe_ids):
+    """The shapes people forget (d odd, d = 1, one position): n × d, in range, rows distinct."""
+    sizes = [tuple(run.args(p)) for p in probe_ids]
+    what = CLAIMS["pe.small"].format(sizes=", ".join(f"({n}, {d})" for n, d in sizes))
+    for probe_id, (n, d) in zip(probe_ids, sizes):
+        got = run(probe_id)
+        facts = _try(lambda v: signature("pos_encoding", v), got, {})  # [n, d, in range, distinct]
+        in_range, distinct = facts[2:] if isinstance(facts, list) else (False, False)
+        if crashed(got) or not is_matrix(got, n, d) or not (in_range and distinct):
+            mine = crash_text(got) or (
+                shape_text(got)
+                if not is_matrix(got, n, d)
+                else say("value_out_of_range" if not in_range else "two_rows_equal")
+            )
+            return Check(what, False, got=f"pos_encoding({n}, {d}): {mine}",
+                         expected=f"({n}, {d})", hint=HINTS["pe.small"])  # fmt: skip
+    return Check(what, True)
 
 
 def encoding_checks(got, n, d):

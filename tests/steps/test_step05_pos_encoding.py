@@ -123,15 +123,17 @@ def pos_encoding(n, d):
 
 
 def test_an_encoding_that_breaks_at_odd_widths_fails_the_hidden_check():
-    """Writing sin and cos in pairs is right at every even d the notebook tries, and one column
-    too wide at an odd d: the hidden cases try d = 1, 3 and 5, and one position."""
+    """Writing sin and cos in pairs is right at every even d, and one column too wide at an odd
+    d: the visible check tries d = 5 and d = 1, and the hidden cases d = 1, 3 and 5."""
     from checkpoints.attention.steps import check_pos_encoding
     from grading.judge import attention as judge
     from grading.judge import attention_hidden as hidden
     from grading.judge.reference import load_source_module, reference_source
 
     learner = load_source_module(reference_source() + PAIRWISE, "pairwise", "model.py")
-    assert check_pos_encoding(learner).passed  # the visible check's 6 × 8 and 50 × 16
+    report = check_pos_encoding(learner)
+    failing = [c for c in report.checks if not c.passed]
+    assert len(failing) == 1 and "(7, 5)" in failing[0].what and "(7, 6)" in failing[0].got
     total, failures = hidden.judge("pos_encoding", learner)
     assert total >= 20 and len(failures) == 3  # d = 1, 3 and 5
     verdict = judge.hidden_verdict("step05-hidden", "pos_encoding", model)

@@ -102,7 +102,8 @@ save(pos_encoding)
 # ## Checkpoint 5
 #
 # The cell below checks your `pos_encoding`: $n \times d$, every value in $[-1, 1]$, and no two rows
-# alike.
+# alike, also for the sizes people forget: an odd $d$ (the last sine has no cosine), $d = 1$, and a
+# single position.
 
 # %% id="step05-pos-encoding-checks" nbgrader={"grade": true, "grade_id": "step05-pos-encoding-checks", "locked": true, "points": 2, "schema_version": 3, "solution": false}
 check("pos_encoding")
