@@ -61,23 +61,29 @@ def signed_colour(v):
     return _mix(WHITE, RED, v) if v >= 0 else _mix(WHITE, BLUE, -v)
 
 
-def _grid(matrix, colour, x0, y0, size, numbers):
-    """SVG rectangles (and values, when there is room) for one matrix."""
-    parts = []
+def _grid(matrix, colour, x0, y0, size, numbers, cell_width=None):
+    """SVG rectangles (and values, when there is room) for one matrix; cells size × size, or
+    cell_width × size."""
+    parts, wide = [], cell_width or size
     for i, row in enumerate(matrix):
         for j, v in enumerate(row):
-            x, y = x0 + j * size, y0 + i * size
+            x, y = x0 + j * wide, y0 + i * size
             parts.append(
-                f"<rect x='{x}' y='{y}' width='{size}' height='{size}' fill='{colour(v)}' "
+                f"<rect x='{x:g}' y='{y}' width='{wide:g}' height='{size}' fill='{colour(v)}' "
                 f"stroke='#ddd' stroke-width='0.5'><title>[{i}][{j}] = {v:.4g}</title></rect>"
             )
             if numbers:
                 ink = "#fff" if abs(v) > 0.6 else "#333"
                 parts.append(
-                    f"<text x='{x + size / 2}' y='{y + size / 2 + 3}' font-size='8' "
+                    f"<text x='{x + wide / 2:g}' y='{y + size / 2 + 3}' font-size='8' "
                     f"text-anchor='middle' fill='{ink}'>{v:.2f}</text>"
                 )
     return parts
+
+
+def text_width(text, font_size):
+    """A generous estimate of a label's width in pixels (sans-serif digits are about 0.6 em)."""
+    return 0.62 * font_size * len(text)
 
 
 def _cell_size(matrix):
@@ -86,16 +92,19 @@ def _cell_size(matrix):
     return CELL if longest <= 16 else max(3, CELL * 16 // min(longest, MAX_CELLS * 4))
 
 
-def heatmaps(matrices, titles, colour, caption, numbers=None):
-    """Matrices side by side as one SVG, each with its title above."""
+def heatmaps(matrices, titles, colour, caption, numbers=None, width=None):
+    """Matrices side by side as one SVG, each with its title above; with `width`, each matrix's
+    cells are widened (never narrowed) so that it is about that wide."""
     size = min(_cell_size(m) for m in matrices)
     numbers = size >= CELL if numbers is None else numbers
     parts, x, height = [], 10, 0
     for matrix, title in zip(matrices, titles):
-        width = max(max(len(r) for r in matrix) * size, 6.5 * len(title))  # room for the title
+        columns = max(len(r) for r in matrix)
+        cell_width = max(size, (width or 0) / columns)
+        room = max(columns * cell_width, text_width(title, 12))  # room for the title
         parts.append(f"<text x='{x}' y='14' font-size='12'>{html.escape(title)}</text>")
-        parts += _grid(matrix, colour, x, 22, size, numbers)
-        x += width + 24
+        parts += _grid(matrix, colour, x, 22, size, numbers, cell_width)
+        x += room + 24
         height = max(height, len(matrix) * size)
     svg = (
         f"<svg xmlns='http://www.w3.org/2000/svg' width='{x}' height='{height + 30}' "
@@ -124,14 +133,17 @@ def show_heads(per_head, title=None):
     )
 
 
-def show_encoding(rows, title=None):
-    """The encoding pattern: -1 blue, 0 white, +1 red."""
+def show_encoding(rows, title=None, width=360):
+    """The encoding pattern: -1 blue, 0 white, +1 red; its columns widened to fill `width`, or
+    its title's width when that is longer, so no empty band is left beside the pattern."""
+    title = say("encoding_title") if title is None else title
     return heatmaps(
         [rows],
-        [say("encoding_title") if title is None else title],
+        [title],
         signed_colour,
         say("encoding_caption", positions=len(rows), features=len(rows[0])),
         numbers=False,
+        width=max(width, text_width(title, 12)),
     )
 
 
@@ -167,12 +179,12 @@ def show_growth(lengths):
     scale = 160 / biggest
     parts, x = [], 10
     for n in lengths:
-        side = max(2.0, n * scale)
+        side, label = max(2.0, n * scale), f"n={n}: {n * n}"
         parts.append(
             f"<rect x='{x}' y='{190 - side}' width='{side}' height='{side}' fill='#c6dbef' "
-            f"stroke='#2166ac'/><text x='{x}' y='208' font-size='11'>n={n}: {n * n}</text>"
+            f"stroke='#2166ac'/><text x='{x}' y='208' font-size='11'>{label}</text>"
         )
-        x += side + 20
+        x += max(side, text_width(label, 11)) + 20  # a small square's label needs more room
     svg = (
         f"<svg xmlns='http://www.w3.org/2000/svg' width='{x}' height='216'"
         " font-family='sans-serif'>"

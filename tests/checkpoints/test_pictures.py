@@ -86,3 +86,39 @@ def test_pictures_module_is_standard_library_only():
     assert {a.name for n in ast.walk(words) if isinstance(n, ast.Import) for a in n.names} | {
         n.module for n in ast.walk(words) if isinstance(n, ast.ImportFrom)
     } <= {"contextlib", "json", "os", "collections.abc"}
+
+
+def boxes(picture, tag, font_size=None):
+    """(left, right) of each <text> (its estimated width) or <rect> of a picture, in order."""
+    found = []
+    for element in ET.fromstring(picture.svg).iter(SVG + tag):
+        left = float(element.get("x"))
+        if tag == "text":
+            size = float(element.get("font-size") or font_size)
+            found.append((left, left + pictures.text_width(element.text, size)))
+        else:
+            found.append((left, left + float(element.get("width"))))
+    return found
+
+
+@pytest.mark.parametrize("lengths", [[4, 8, 16, 32], [1, 2, 4, 8, 16, 32, 64], [3, 300]])
+def test_growth_labels_never_overlap_and_fit_the_picture(lengths):
+    """08's picture: each label ("n=4: 16") ends before the next begins, even under tiny squares,
+    and the picture is wide enough for the last one."""
+    picture = pictures.show_growth(lengths)
+    labels = boxes(picture, "text")
+    assert len(labels) == len(lengths)
+    assert all(right < next_left for (_, right), (next_left, _) in zip(labels, labels[1:]))
+    width = float(ET.fromstring(picture.svg).get("width"))
+    assert labels[-1][1] <= width
+
+
+def test_the_encoding_fills_its_width():
+    """50 positions × 16 features: the columns are widened to 360 px (or the title's width), the
+    cells tile the row with no gap, and the SVG is no wider than the pattern and its margins."""
+    for title in ("PE", "a title much longer than the pattern would be at its narrowest width"):
+        picture = pictures.show_encoding(reference().pos_encoding(50, 16), title)
+        row = boxes(picture, "rect")[:16]
+        assert all(abs(a - b) < 1e-9 for (_, a), (b, _) in zip(row, row[1:]))
+        assert row[-1][1] - row[0][0] >= 360
+        assert float(ET.fromstring(picture.svg).get("width")) <= row[-1][1] + 40
