@@ -99,8 +99,8 @@ def heatmaps(matrices, titles, colour, caption, numbers=None, width=None):
     numbers = size >= CELL if numbers is None else numbers
     parts, x, height = [], 10, 0
     for matrix, title in zip(matrices, titles):
-        columns = max(len(r) for r in matrix)
-        cell_width = max(size, (width or 0) / columns)
+        columns = max((len(r) for r in matrix), default=0)
+        cell_width = max(size, (width or 0) / max(1, columns))  # an empty block: no cells
         room = max(columns * cell_width, text_width(title, 12))  # room for the title
         parts.append(f"<text x='{x}' y='14' font-size='12'>{html.escape(title)}</text>")
         parts += _grid(matrix, colour, x, 22, size, numbers, cell_width)
@@ -130,6 +130,23 @@ def show_heads(per_head, title=None):
         [say("head", index=k) if title is None else f"{title} {k}" for k in range(len(per_head))],
         weight_colour,
         say("heads_caption", count=len(per_head)),
+    )
+
+
+def show_head_outputs(out, h):
+    """A multi-head output cut into its h blocks of columns, one heatmap per head (signed colours,
+    scaled by the largest magnitude), so each head's share of the concatenation shows."""
+    width = max(1, len(out[0]) // h)
+    top = max((abs(v) for row in out for v in row), default=1.0) or 1.0
+    blocks = [[row[k * width : (k + 1) * width] for row in out] for k in range(h)]
+    titles = [say("head_columns", index=k, start=k * width, stop=(k + 1) * width - 1)
+              for k in range(h)]  # fmt: skip
+    return heatmaps(
+        blocks,
+        titles,
+        lambda v: signed_colour(v / top),
+        say("head_outputs_caption", count=h),
+        numbers=False,
     )
 
 

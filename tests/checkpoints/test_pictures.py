@@ -122,3 +122,14 @@ def test_the_encoding_fills_its_width():
         assert all(abs(a - b) < 1e-9 for (_, a), (b, _) in zip(row, row[1:]))
         assert row[-1][1] - row[0][0] >= 360
         assert float(ET.fromstring(picture.svg).get("width")) <= row[-1][1] + 40
+
+
+def test_the_heads_picture_is_drawn_from_the_learners_own_multi_head():
+    """04's second picture cuts the learner's multi_head output into h blocks: the reference
+    fills four blocks of two columns; heads summed instead of concatenated leave three empty."""
+    X = [[0.3 * ((i * 7 + c * 3) % 5) - 0.6 for c in range(8)] for i in range(5)]
+    right = pictures.show_head_outputs(reference().multi_head(X, X, X, 4), 4)
+    summed = buggy_model("multi_head.heads_summed").multi_head(X, X, X, 4)
+    wrong = pictures.show_head_outputs(summed, 4)
+    assert len(list(cells(right))) == 5 * 8 and len(list(cells(wrong))) == 5 * 2
+    assert "head 3: columns 6–7" in right.svg and "4 blocks of columns" in right.caption

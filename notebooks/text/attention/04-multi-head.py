@@ -117,17 +117,21 @@ with demo():
 
 # %% [markdown] id="heads-picture-intro"
 # Each head attends with its own slice of the features, so each head has its own weight matrix.
-# The picture runs `attention` on each slice of the same seeded input, exactly as `multi_head` does.
+# The first picture runs `attention` on each slice of the same seeded input, as `multi_head` does.
+# The second is your own `multi_head`'s output for that input, cut into its $h$ blocks of columns:
+# block $k$ must be head $k$'s output, so a mistake in the split or the concatenation shows there
+# (a missing block, a block in the wrong place, or heads that all look alike).
 
 # %% id="heads-picture"
 from checkpoints.attention.probes import seeded_matrix
-from checkpoints.pictures import show_heads
+from checkpoints.pictures import show_head_outputs, show_heads
 
 with demo():
     X, h = seeded_matrix(5, 8, seed=7, scale=2.0), 4
     width = len(X[0]) // h
     slices = [[row[k * width : (k + 1) * width] for row in X] for k in range(h)]
     display(show_heads([attention(S, S, S)[1] for S in slices]))
+    display(show_head_outputs(multi_head(X, X, X, h), h))
 
 # %% id="step04-save-multi-head" nbgrader={"grade": false, "grade_id": "step04-save-multi-head", "locked": true, "schema_version": 3, "solution": false}
 save(multi_head)
