@@ -63,6 +63,46 @@ print("chain rule:", 2 * (a * b + a) * (b + 1))  # dL/dc · dc/da, with c = a·b
 # `backward()` also sets every gradient of the graph afresh (to 0, and 1 for the output itself) before
 # it adds anything, so calling it again after a training step never counts old gradients twice.
 
+# %% [markdown] id="value-and-order"
+# ## What a `Value` holds, and the order `backward()` walks
+#
+# `Value(data, inputs=(), slopes=())` makes one number of the graph:
+#
+# - `data`: the number itself, as a float;
+# - `inputs`: the `Value`s it was computed from (none for a number you typed in);
+# - `slopes`: one local slope for each input, $\partial(\text{this}) / \partial(\text{input})$, fixed
+#   when it was computed;
+# - `grad`: $0$ at first; `backward()` fills it in.
+#
+# For `a = Value(2.0)` and `b = Value(5.0)`, the product `c = a * b` holds `data` $10$, `inputs`
+# $(a, b)$ and `slopes` $(5, 2)$, because $\partial c / \partial a = b$ and $\partial c / \partial b = a$:
+#
+# ```
+#   a = 2 ──(slope 5)──┐
+#                      ├──▶ c = a·b = 10
+#   b = 5 ──(slope 2)──┘
+# ```
+#
+# A **topological order** lists every node after its inputs: here $a, b, c$. `backward()` walks it
+# from the end: $c$ gets gradient $1$, then each of its inputs receives $c$'s gradient times its slope,
+# so $a$ gets $5$ and $b$ gets $2$. When $c$ is reached, nothing after it in the order can still add to
+# its gradient, which is why the order matters.
+#
+# The order is built with a stack you manage yourself, not with calls that nest. A node stays on the
+# stack until all its inputs are placed; then it is placed after them:
+#
+# | step | stack (top on the right) | order so far |
+# |---|---|---|
+# | 1 | $c$ | |
+# | 2 | $c, a$ | |
+# | 3 | $c$ | $a$ |
+# | 4 | $c, b$ | $a$ |
+# | 5 | $c$ | $a, b$ |
+# | 6 | | $a, b, c$ |
+#
+# The stack grows with the graph's depth, but as a list: a chain of 30,000 operations is a list of
+# 30,000 entries, where 30,000 nested calls would pass Python's limit of about 1,000.
+
 # %% [markdown] id="cell-05"
 # ## Your turn: `Value` (5 points)
 #
