@@ -40,8 +40,13 @@ class Item:
     detail: str = ""  # the failing summary and the diagnosis, in a few words
 
 
-def report_item(name, notebook, report):
-    """The Item of a checkpoint or artifact whose report could be made."""
+def checked_item(name, notebook, make_report):
+    """The Item of a checkpoint or artifact from its report (make_report()); a check that cannot
+    even run on the learner's code fails, saying so."""
+    try:
+        report = make_report()
+    except Exception as err:  # the learner's code may fail in any way
+        return Item(name, "fails", notebook, say("check_stopped", error=type(err).__name__))
     if report.passed:
         return Item(name, "holds", notebook)
     if getattr(report, "diagnosis", ()):
@@ -50,9 +55,14 @@ def report_item(name, notebook, report):
     return Item(name, "fails", notebook, report.outcome())
 
 
-def stopped_item(name, notebook, err):
-    """The Item of a check that could not even run on the learner's code: it fails."""
-    return Item(name, "fails", notebook, say("check_stopped", error=type(err).__name__))
+def artifact_item(filename, notebook, folder, missing_from, make_report):
+    """An artifact in outputs/: not started without its file; failing while the functions that
+    make it are missing (missing_from: the file they belong in), else as its report says."""
+    if not os.path.exists(os.path.join(folder, filename)):
+        return Item(filename, "not started", notebook)
+    if missing_from:
+        return Item(filename, "fails", notebook, say("functions_missing", file=missing_from))
+    return checked_item(filename, notebook, make_report)
 
 
 @dataclass(frozen=True)

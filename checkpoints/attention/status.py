@@ -22,7 +22,6 @@ NOTEBOOKS = {
     PERM_FILE: "05-positional-encoding",
     NOTES_FILE: "08-notes",
 }
-say = overview.say
 
 
 def checkpoint_item(name, model):
@@ -31,23 +30,16 @@ def checkpoint_item(name, model):
     if model is None or not hasattr(model, name):
         why = broken_message(model, name) if model is not None else None
         return overview.Item(name, "fails" if why else "not started", notebook, why or "")
-    try:
-        return overview.report_item(name, notebook, CHECKS[name](model))
-    except Exception as err:  # a check that cannot even run on these functions is a failure
-        return overview.stopped_item(name, notebook, err)
+    return overview.checked_item(name, notebook, lambda: CHECKS[name](model))
 
 
 def artifact_item(filename, model, folder):
-    """How one artifact in outputs/ stands."""
-    notebook = NOTEBOOKS[filename] + ".ipynb"
-    if not os.path.exists(os.path.join(folder, filename)):
-        return overview.Item(filename, "not started", notebook)
-    if model is None or not all(hasattr(model, n) for n in ARTIFACT_NEEDS[filename]):
-        return overview.Item(filename, "fails", notebook, say("functions_missing", file=MODEL_FILE))
-    try:
-        return overview.report_item(filename, notebook, ARTIFACT_CHECKS[filename](model, folder))
-    except Exception as err:
-        return overview.stopped_item(filename, notebook, err)
+    """How one artifact in outputs/ stands, checked against the learner's own functions."""
+    ready = model is not None and all(hasattr(model, n) for n in ARTIFACT_NEEDS[filename])
+    return overview.artifact_item(
+        filename, NOTEBOOKS[filename] + ".ipynb", folder, None if ready else MODEL_FILE,
+        lambda: ARTIFACT_CHECKS[filename](model, folder),
+    )  # fmt: skip
 
 
 def part_progress(folder="."):

@@ -21,7 +21,6 @@ NOTEBOOKS = {
     artifacts.LOSS_FILE: "04-training",
     artifacts.SAMPLES_FILE: "05-generate",
 }
-say = overview.say
 
 
 def load(folder):
@@ -53,31 +52,23 @@ def checkpoint_item(name, loaded):
     if module is None or not hasattr(module, name):
         return overview.Item(name, "not started", notebook)
     run = Local(loaded[files.ENGINE_FILE][0], loaded[files.GPT_FILE][0])
-    try:
-        return overview.report_item(name, notebook, checkpoint_report(name, run))
-    except Exception as err:  # a check that cannot even run on this code is a failure
-        return overview.stopped_item(name, notebook, err)
+    return overview.checked_item(name, notebook, lambda: checkpoint_report(name, run))
 
 
 def artifact_item(filename, loaded, folder):
     """How one of part two's artifacts in outputs/ stands, made again with the learner's files."""
-    notebook = NOTEBOOKS[filename] + ".ipynb"
-    if not os.path.exists(os.path.join(folder, filename)):
-        return overview.Item(filename, "not started", notebook)
     engine, gpt = loaded[files.ENGINE_FILE][0], loaded[files.GPT_FILE][0]
-    if gpt is None or not all(hasattr(gpt, n) for n in artifacts.ARTIFACTS[filename]):
-        return overview.Item(
-            filename, "fails", notebook, say("functions_missing", file=files.GPT_FILE)
-        )
-    held_out_loss, generate_text = artifacts.learner_model(engine, gpt)
-    try:
+    ready = gpt is not None and all(hasattr(gpt, n) for n in artifacts.ARTIFACTS[filename])
+
+    def report():
+        held_out_loss, generate_text = artifacts.learner_model(engine, gpt)
         if filename == artifacts.LOSS_FILE:
-            report = artifacts.loss_report(folder, held_out_loss)
-        else:
-            report = artifacts.samples_report(folder, generate_text)
-        return overview.report_item(filename, notebook, report)
-    except Exception as err:
-        return overview.stopped_item(filename, notebook, err)
+            return artifacts.loss_report(folder, held_out_loss)
+        return artifacts.samples_report(folder, generate_text)
+
+    return overview.artifact_item(
+        filename, NOTEBOOKS[filename] + ".ipynb", folder, None if ready else files.GPT_FILE, report
+    )
 
 
 def part_progress(folder="."):
