@@ -1,4 +1,6 @@
-"""Part two's visible checks: each checkpoint's probes, what each check claims, and the report.
+"""Part two's visible checks: each checkpoint's probes, what each check claims, and the report,
+with the catalogue of part two's mistakes (MISTAKES) and the diagnosis that names them (part one
+keeps these three in steps.py, catalogue.py and diagnose.py).
 
 `CHECKS[name](run)` returns a Report. `run(probe)` is the learner's answer to one probe: here a
 `Local` run on the learner's files; in the grader, the judge's run inside the sandbox. Known answers
