@@ -154,3 +154,51 @@ def test_a_flat_curve_untrained_weights_and_made_up_samples_fail(tmp_path):
     (tmp_path / artifacts.SAMPLES_FILE).write_text("\n".join(lines) + "\n")
     report = artifacts.samples_report(str(tmp_path), generate_text)
     assert [c.passed for c in report.checks] == [True, False]
+
+
+OVERWRITING = {  # gradients overwritten (= for +=), in the ways learners write backward()
+    "without zeroing first": """
+def backward(self):
+    order = topological_order(self)
+    self.grad = 1.0
+    for v in reversed(order):
+        for inp, slope in zip(v.inputs, v.slopes):
+            inp.grad = slope * v.grad
+""",
+    "index loop": """
+def backward(self):
+    order = topological_order(self)
+    for v in order:
+        v.grad = 0
+    self.grad = 1
+    for v in order[::-1]:
+        for i in range(len(v.inputs)):
+            v.inputs[i].grad = v.slopes[i] * v.grad
+""",
+    "own gradient first": """
+def backward(self):
+    order = topological_order(self)
+    for node in order:
+        node.grad = 0.0
+    self.grad = 1.0
+    for node in reversed(order):
+        for child, local in zip(node.inputs, node.slopes):
+            child.grad = node.grad * local
+""",
+}
+
+
+@pytest.mark.parametrize("spelling", sorted(OVERWRITING))
+def test_overwritten_gradients_are_named_in_the_spellings_learners_use(spelling):
+    """`grad =` for `grad +=` in backward(), written three ways: Value fails, named."""
+    import types
+
+    from grading.authoring.mistakes import replace_function
+    from grading.authoring.mistakes.part_two import source
+
+    text = replace_function(source("engine.py"), "Value.backward", OVERWRITING[spelling])
+    engine = types.ModuleType("learner_engine")
+    exec(compile(text, "engine.py", "exec"), engine.__dict__)
+    report = checkpoint_report("Value", Local(engine, None))
+    assert not report.passed
+    assert [m.name for m in report.diagnosis][:1] == ["engine.overwrite_gradients"]
