@@ -69,6 +69,21 @@ def test_layers_do_what_they_say():
 
 
 @pytest.mark.torch
+def test_the_lessons_worked_attention_example_gives_its_numbers():
+    """Notebook 2's cell: query [2, 0] over keys [1,0], [0,1], [1,1] (width 2), values [10,0],
+    [0,10], [5,5]. Worked by hand: scores √2, 0, √2; weights e^√2 / (2e^√2 + 1) and 1 / (2e^√2 + 1);
+    the lesson prints 0.446, 0.108 and the mix 6.687, 3.313."""
+    keys, values = [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]], [[10.0, 0.0], [0.0, 10.0], [5.0, 5.0]]
+    scores = [s / 2**0.5 for s in engine.linear([engine.Value(2.0), engine.Value(0.0)], keys)]
+    weights = engine.softmax(scores)
+    mixed = engine.linear(weights, [list(column) for column in zip(*values)])
+    big, small = math.exp(2**0.5) / (2 * math.exp(2**0.5) + 1), 1 / (2 * math.exp(2**0.5) + 1)
+    assert [w.data for w in weights] == pytest.approx([big, small, big], abs=1e-12)
+    assert [m.data for m in mixed] == pytest.approx([15 * big, 10 * small + 5 * big], abs=1e-12)
+    assert [w.data for w in weights] == pytest.approx([0.446, 0.108, 0.446], abs=5e-4)
+    assert [m.data for m in mixed] == pytest.approx([6.687, 3.313], abs=5e-4)
+
+
 def test_the_engine_agrees_with_pytorch_autograd():
     """Random inputs through norm, linear, softmax and log: values and gradients to 1e-10."""
     torch = pytest.importorskip("torch")

@@ -131,6 +131,28 @@ with demo():
 # %% id="xslm02-save-norm" nbgrader={"grade": false, "grade_id": "xslm02-save-norm", "locked": true, "schema_version": 3, "solution": false}
 save(norm)
 
+# %% [markdown] id="lesson-attention-example"
+# ## The lesson's worked example, with your layers
+#
+# The lesson this part follows mixes three hand-made values with one query, and attention needs
+# nothing but your layers: the scores are `linear(query, keys)` divided by $\sqrt{2}$ (the width is
+# 2), the weights are their softmax, and the mix is `linear(weights, ·)` over the columns of the values.
+# The query $[2, 0]$ looks for the first feature, which the first and third keys have: they get
+# $0.446$ each and the second key $0.108$, and the mix leans towards the first and third values,
+# $[6.687, 3.313]$. These are the lesson's own numbers.
+
+# %% id="lesson-attention-example-run"
+with demo():
+    keys = [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]
+    values = [[10.0, 0.0], [0.0, 10.0], [5.0, 5.0]]
+    query = [Value(2.0), Value(0.0)]
+    scores = [s / 2**0.5 for s in linear(query, keys)]
+    weights = softmax(scores)
+    mixed = linear(weights, [list(column) for column in zip(*values)])
+    print([round(s.data, 3) for s in scores])  # [1.414, 0.0, 1.414]
+    print([round(w.data, 3) for w in weights])  # [0.446, 0.108, 0.446]
+    print([round(m.data, 3) for m in mixed])  # [6.687, 3.313]
+
 # %% [markdown] id="cell-17"
 # ## Checkpoint 2
 #
