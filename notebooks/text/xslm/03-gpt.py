@@ -68,6 +68,38 @@ from engine import Value, linear, norm, softmax
 # $0 \dots i$: no mask is needed, the future is simply not there yet. Adding a token at the end must
 # therefore never change the earlier positions' logits. The checkpoint tests exactly that.
 
+# %% [markdown] id="design-why"
+# ## Why it is built this way, and how real models differ
+#
+# - **A bend between the two MLP layers.** Two linear layers in a row are one linear layer:
+#   $B(Ax) = (BA)x$, so stacking them adds nothing. The ReLU between them bends the line, and only then
+#   can the MLP express what no single matrix can. The cell below shows it with your `linear`.
+# - **Why the MLP widens to $2d$.** The wider middle gives room to switch combinations of features on
+#   and off separately. In a large GPT most parameters sit in these MLPs, and much of what a model has
+#   learned (facts included) is thought to be stored there.
+# - **Why the weights start random, not at 0.** If every weight of the MLP started at the same value,
+#   every hidden unit would compute the same number and receive the same gradient at every step, so
+#   the $2d$ units would stay copies of one another forever. Small random numbers make them differ from
+#   the first step on.
+# - **Real models.** GPT-2 widens its MLP $4\times$ and uses GELU, a ReLU with a smooth bend; it reuses
+#   the token table as its head (*weight tying*), where this model keeps a separate `head`; its
+#   context is 1,024 tokens, not 12, and many recent models rotate queries and keys by their position
+#   (RoPE) instead of adding a learned position table. The lists of keys and values that `forward`
+#   keeps are the idea behind the *KV cache*: a model that stores them while it generates computes only
+#   the new token's; `generate` in step 5 simply runs the whole context again.
+# - **Memory.** Parameters × bytes per parameter: these 1,248 numbers take 4,992 bytes as 32-bit
+#   floats (as `Value` objects in Python, far more); GPT-2 small's 124 million take about 500 MB.
+
+# %% id="design-why-run"
+with demo():
+    A = [[1.0, 2.0], [0.0, 1.0], [-1.0, 1.0]]
+    B = [[1.0, 0.0, 1.0], [2.0, -1.0, 0.0]]
+    BA = [[sum(B[r][k] * A[k][c] for k in range(3)) for c in range(2)] for r in range(2)]
+    x = [Value(1.5), Value(0.5)]
+    print("B(Ax):      ", [v.data for v in linear(linear(x, A), B)])
+    print("(BA)x:      ", [v.data for v in linear(x, BA)])
+    print("B relu(Ax): ", [v.data for v in linear([h.relu() for h in linear(x, A)], B)])
+
 # %% [markdown] id="cell-04"
 # ## Your turn: `GPT` (5 points)
 #
