@@ -84,6 +84,18 @@ def test_the_lessons_worked_attention_example_gives_its_numbers():
     assert [m.data for m in mixed] == pytest.approx([6.687, 3.313], abs=5e-4)
 
 
+def test_the_model_gives_the_lessons_printed_numbers():
+    """The lesson prints token 5's and position 0's rows of GPT(40, 8, 12), and the third
+    position's first four logits of GPT(10, 8, 12) on [1, 2, 3]; notebook 3 prints them too."""
+    model = gpt.GPT(40, 8, 12)
+    token_5 = [-0.081, 0.024, 0.043, -0.149, 0.005, 0.131, -0.201, -0.032]
+    position_0 = [-0.102, -0.036, 0.089, 0.01, -0.085, -0.084, 0.267, 0.114]
+    assert [v.data for v in model.weights["token"][5]] == pytest.approx(token_5, abs=5e-4)
+    assert [v.data for v in model.weights["position"][0]] == pytest.approx(position_0, abs=5e-4)
+    logits = gpt.GPT(10, 8, 12).forward([1, 2, 3])[2][:4]
+    assert [v.data for v in logits] == pytest.approx([0.159, 0.011, -0.239, 0.428], abs=5e-4)
+
+
 def test_the_engine_agrees_with_pytorch_autograd():
     """Random inputs through norm, linear, softmax and log: values and gradients to 1e-10."""
     torch = pytest.importorskip("torch")
