@@ -210,6 +210,29 @@ def show_growth(lengths):
     return Picture(svg, say("growth_caption"))
 
 
+def show_points(points, x_label, y_label, size=260):
+    """Named points with both coordinates in [0, 1] on a square map, each dot labelled."""
+    pad, parts = 34, []
+    for name, (x, y) in points.items():
+        cx, cy = pad + x * size, 10 + (1 - y) * size  # y grows upwards, as on paper
+        parts.append(
+            f"<circle cx='{cx:.1f}' cy='{cy:.1f}' r='4' fill='{weight_colour(1.0)}'/>"
+            f"<text x='{cx + 6:.1f}' y='{cy - 4:.1f}' font-size='11'>{html.escape(name)}</text>"
+        )
+    axes = (
+        f"<rect x='{pad}' y='10' width='{size}' height='{size}' fill='none' stroke='#999'/>"
+        f"<text x='{pad + size / 2}' y='{size + 34}' font-size='12' text-anchor='middle'>"
+        f"{html.escape(x_label)} →</text>"
+        f"<text x='12' y='{10 + size / 2}' font-size='12' text-anchor='middle' "
+        f"transform='rotate(-90 12 {10 + size / 2})'>{html.escape(y_label)} →</text>"
+    )
+    svg = (
+        f"<svg xmlns='http://www.w3.org/2000/svg' width='{pad + size + 90}' height='{size + 44}' "
+        f"font-family='sans-serif'>{axes}{''.join(parts)}</svg>"
+    )
+    return Picture(svg, say("points_caption", count=len(points), x=x_label, y=y_label))
+
+
 def show_curve(values, width=480, height=200, smooth=20):
     """A loss curve: every step in light grey, the mean of each `smooth` steps in dark blue."""
     if not values:

@@ -133,3 +133,17 @@ def test_the_heads_picture_is_drawn_from_the_learners_own_multi_head():
     wrong = pictures.show_head_outputs(summed, 4)
     assert len(list(cells(right))) == 5 * 8 and len(list(cells(wrong))) == 5 * 2
     assert "head 3: columns 6–7" in right.svg and "4 blocks of columns" in right.caption
+
+
+def test_the_embedding_map_puts_every_point_in_its_square_with_its_name():
+    """xslm 03's map: each point's dot lies inside the axes' square, higher y drawn higher, and
+    each name is written beside its dot."""
+    points = {"slow and small": [0.0, 0.0], "fast and big": [1.0, 1.0], "mid": [0.4, 0.6]}
+    svg = ET.fromstring(pictures.show_points(points, "speed", "size").svg)
+    square = next(svg.iter(SVG + "rect"))
+    left, top = float(square.get("x")), float(square.get("y"))
+    right, bottom = left + float(square.get("width")), top + float(square.get("height"))
+    dots = [(float(c.get("cx")), float(c.get("cy"))) for c in svg.iter(SVG + "circle")]
+    assert len(dots) == 3 and all(left <= x <= right and top <= y <= bottom for x, y in dots)
+    assert dots[1][1] < dots[0][1] and dots[1][0] > dots[0][0]  # up and to the right
+    assert set(points) <= {t.text for t in svg.iter(SVG + "text")}

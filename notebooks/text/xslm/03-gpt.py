@@ -49,6 +49,33 @@ from engine import Value, linear, norm, softmax
 # `rng = random.Random(seed)`, matrix by matrix in the order of the table and row by row, so the same seed
 # always gives the same model (the checkpoint compares the exact numbers).
 
+# %% [markdown] id="embedding-map"
+# ## An embedding is a row of a table
+#
+# Token 5's embedding is row 5 of `token`, fetched as it is: no search and no multiplication. Why not
+# use the id itself? A single number only has an order; it cannot say that two tokens are used alike.
+# A row of $d$ numbers can be near other rows in many directions at once, and training moves the rows
+# of tokens that are used alike closer together.
+#
+# The same idea with two axes chosen by hand, speed and size, each from 0 to 1. How alike two things
+# are is their distance, $\sqrt{(x_1 - x_2)^2 + (y_1 - y_2)^2}$: the shorter, the more alike. The cell
+# below draws the map and lists what is nearest to a snail. In the model the axes have no names:
+# training chooses them (XSLM has 8, large models thousands). Finding the rows nearest to a vector is
+# what retrieval does (search engines, RAG); the model itself never searches, it only looks rows up.
+
+# %% id="embedding-map-run"
+from checkpoints.pictures import show_points
+
+with demo():
+    things = {
+        "snail": [0.02, 0.05], "cat": [0.45, 0.25], "cheetah": [0.95, 0.35],
+        "horse": [0.75, 0.7], "whale": [0.3, 1.0], "bicycle": [0.4, 0.4], "train": [0.85, 0.95],
+    }  # fmt: skip
+    here = things["snail"]
+    for name in sorted(things, key=lambda name: math.dist(things[name], here))[:4]:
+        print(f"{name:8} {math.dist(things[name], here):.3f}")
+    display(show_points(things, "speed", "size"))
+
 # %% [markdown] id="cell-03"
 # ## One position at a time
 #
