@@ -57,6 +57,11 @@ from engine import Value, linear, norm, softmax
 # A row of $d$ numbers can be near other rows in many directions at once, and training moves the rows
 # of tokens that are used alike closer together.
 #
+# *Weights or vectors?* The words answer different questions. A weight (a parameter) is a number that
+# training changes: that is its role. A vector is numbers in a row: that is its shape. The whole
+# `token` table is weights, and the row fetched from it is that token's vector. The queries, keys and
+# values that `forward` makes are vectors too, but not weights: they are computed afresh each time.
+#
 # The same idea with two axes chosen by hand, speed and size, each from 0 to 1. How alike two things
 # are is their distance, $\sqrt{(x_1 - x_2)^2 + (y_1 - y_2)^2}$: the shorter, the more alike. The cell
 # below draws the map and lists what is nearest to a snail. In the model the axes have no names:
