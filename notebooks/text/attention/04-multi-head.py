@@ -116,11 +116,13 @@ with demo():
     print(attention(X, X, X)[0][0][:3])  # the same as the line above
 
 # %% [markdown] id="heads-picture-intro"
-# Each head attends with its own slice of the features, so each head has its own weight matrix.
+# Each head attends with its own slice of the features, so each head has its own matrix of attention
+# weights.
 # The first picture runs `attention` on each slice of the same seeded input, as `multi_head` does.
 # The second is your own `multi_head`'s output for that input, cut into its $h$ blocks of columns:
 # block $k$ must be head $k$'s output, so a mistake in the split or the concatenation shows there
-# (a missing block, a block in the wrong place, or heads that all look alike).
+# (a missing block, a block in the wrong place, or heads that all look alike). To compare block $k$
+# exactly, print `attention(slices[k], slices[k], slices[k])[0]`.
 
 # %% id="heads-picture"
 from checkpoints.attention.probes import seeded_matrix

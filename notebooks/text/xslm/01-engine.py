@@ -66,7 +66,7 @@ print("chain rule:", 2 * (a * b + a) * (b + 1))  # dL/dc · dc/da, with c = a·b
 # %% [markdown] id="value-and-order"
 # ## What a `Value` holds, and the order `backward()` walks
 #
-# `Value(data, inputs=(), slopes=())` makes one number of the graph:
+# `Value(data, inputs=(), slopes=())` makes one number of the graph, which holds:
 #
 # - `data`: the number itself, as a float;
 # - `inputs`: the `Value`s it was computed from (none for a number you typed in);
@@ -85,11 +85,12 @@ print("chain rule:", 2 * (a * b + a) * (b + 1))  # dL/dc · dc/da, with c = a·b
 #
 # A **topological order** lists every node after its inputs: here $a, b, c$. `backward()` walks it
 # from the end: $c$ gets gradient $1$, then each of its inputs receives $c$'s gradient times its slope,
-# so $a$ gets $5$ and $b$ gets $2$. When $c$ is reached, nothing after it in the order can still add to
-# its gradient, which is why the order matters.
+# so $a$ gets $5$ and $b$ gets $2$. Every node that uses $v$ comes after $v$ in the order, so when the
+# backward walk reaches $v$, all of them have already added to `v.grad`: its gradient is complete.
 #
 # The order is built with a stack you manage yourself, not with calls that nest. A node stays on the
-# stack until all its inputs are placed; then it is placed after them:
+# stack until all its inputs are placed; then it is placed after them. It pushes one input not yet
+# placed at a time:
 #
 # | step | stack (top on the right) | order so far |
 # |---|---|---|

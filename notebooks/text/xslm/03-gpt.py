@@ -105,20 +105,22 @@ with demo():
 #
 # - **A bend between the two MLP layers.** Two linear layers in a row are one linear layer:
 #   $B(Ax) = (BA)x$, so stacking them adds nothing. The ReLU between them bends the line, and only then
-#   can the MLP express what no single matrix can. The cell below shows it with your `linear`.
+#   can the MLP express what no single matrix can. The cell below shows, with your `linear`, that
+#   $B(Ax)$ equals $(BA)x$, and that the ReLU changes the answer (the $-1$ in $Ax$ becomes $0$).
 # - **Why the MLP widens to $2d$.** The wider middle gives room to switch combinations of features on
-#   and off separately. In a large GPT most parameters sit in these MLPs, and much of what a model has
-#   learned (facts included) is thought to be stored there.
+#   and off separately. In each block of GPT-2 the MLP holds two thirds of the weights, and much of what
+#   a model has learned (facts included) is thought to be stored there.
 # - **Why the weights start random, not at 0.** If every weight of the MLP started at the same value,
-#   every hidden unit would compute the same number and receive the same gradient at every step, so
-#   the $2d$ units would stay copies of one another forever. Small random numbers make them differ from
+#   every one of the $2d$ numbers in its middle (the *hidden units*) would compute the same thing and
+#   receive the same gradient at every step, so they would stay copies of one another forever. Small random numbers make them differ from
 #   the first step on.
 # - **Real models.** GPT-2 widens its MLP $4\times$ and uses GELU, a ReLU with a smooth bend; it reuses
 #   the token table as its head (*weight tying*), where this model keeps a separate `head`; its
 #   context is 1,024 tokens, not 12, and many recent models rotate queries and keys by their position
 #   (RoPE) instead of adding a learned position table. The lists of keys and values that `forward`
 #   keeps are the idea behind the *KV cache*: a model that stores them while it generates computes only
-#   the new token's; `generate` in step 5 simply runs the whole context again.
+#   the new position, reusing the stored keys and values of the earlier ones; `generate` in step 5
+#   simply runs the whole context again.
 # - **Memory.** Parameters × bytes per parameter: these 1,248 numbers take 4,992 bytes as 32-bit
 #   floats (as `Value` objects in Python, far more); GPT-2 small's 124 million take about 500 MB.
 
@@ -245,7 +247,7 @@ with demo():
     print([round(v.data, 3) for v in model.weights["position"][0]])  # [-0.102, -0.036, ...]
 
 # %% [markdown] id="cell-08"
-# The causal property, seen directly, on the lesson's small model of 10 tokens: the logits of
+# The causal property, seen directly, on the lesson's small model with a vocabulary of 10 tokens: the logits of
 # positions 0 and 1 are the same whether or not a third token follows, and the third position's first
 # four logits are the lesson's $[0.159, 0.011, -0.239, 0.428]$.
 
