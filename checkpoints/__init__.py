@@ -32,7 +32,9 @@ def __getattr__(name):
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     try:
         part_one = importlib.import_module(".attention", __name__)
-    except ModuleNotFoundError:  # part two's release: then nothing of part one is here
+    except ModuleNotFoundError as missing:
+        if missing.name != f"{__name__}.attention":
+            raise  # something part one imports is missing: a real error, not a part two release
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
     try:
         return getattr(part_one, name)
