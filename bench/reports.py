@@ -10,16 +10,13 @@ compare the files byte for byte (`cmp`); about 3 minutes on 2 cores. bench.verdi
 for the judge's verdicts.
 """
 
-import argparse
 import contextlib
 import json
 import os
-import shutil
-import tempfile
 
 import checkpoints
 import checkpoints.xslm as part_two
-from bench.verdicts import cases
+from bench.verdicts import cases, command_line, scratch
 from checkpoints import i18n
 
 LEVELS = range(3)  # the report, hint(name) once, hint(name) twice
@@ -64,29 +61,18 @@ def part_two_reports(prefix):
 @contextlib.contextmanager
 def workspace(files):
     """A scratch folder holding files ({path: text}), the current directory while inside."""
-    folder, home = tempfile.mkdtemp(prefix="reports-"), os.getcwd()
-    try:
-        for rel, text in files.items():
-            os.makedirs(os.path.dirname(os.path.join(folder, rel)), exist_ok=True)
-            with open(os.path.join(folder, rel), "w", encoding="utf-8") as f:
-                f.write(text)
+    home = os.getcwd()
+    with scratch(files) as folder:
         os.chdir(folder)
-        yield folder
-    finally:
-        os.chdir(home)
-        shutil.rmtree(folder)
+        try:
+            yield folder
+        finally:
+            os.chdir(home)
 
 
 def main():
     """Render every case's reports in every edition; write the JSON file."""
-    parser = argparse.ArgumentParser(
-        prog="python -m bench.reports",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    parser.add_argument("out", help="the JSON file to write")
-    parser.add_argument("--editions", default="en,ko,ja", help="comma-separated (default all)")
-    args = parser.parse_args()
+    args = command_line("python -m bench.reports", __doc__)
     found = {}
     for case, files in cases().items():
         reports = part_one_reports if case.startswith("attention/") else part_two_reports

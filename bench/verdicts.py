@@ -9,6 +9,7 @@ Run it on two commits and compare the files byte for byte (`cmp`); about 10 minu
 """
 
 import argparse
+import contextlib
 import json
 import os
 import shutil
@@ -45,33 +46,42 @@ def cases():
     return found
 
 
-def judged(files, judge, edition):
-    """{grade_id: [passed, text, html, record]} and the problems, for one submission."""
-    folder = tempfile.mkdtemp(prefix="verdicts-")
+@contextlib.contextmanager
+def scratch(files):
+    """A temporary folder holding files ({path: text}), removed afterwards."""
+    folder = tempfile.mkdtemp(prefix="bench-")
     try:
         for rel, text in files.items():
             os.makedirs(os.path.dirname(os.path.join(folder, rel)), exist_ok=True)
             with open(os.path.join(folder, rel), "w", encoding="utf-8") as f:
                 f.write(text)
-        with i18n.speaking(edition):
-            verdicts, problems = judge.judge_folder(folder)
-        return {g: [v.passed, v.text, v.html, v.record] for g, v in verdicts.items()} | {
-            "problems": problems
-        }
+        yield folder
     finally:
         shutil.rmtree(folder)
 
 
-def main():
-    """Judge every case in every edition; write the JSON file."""
+def command_line(prog, doc):
+    """The two benches' arguments: the JSON file to write, and the editions."""
     parser = argparse.ArgumentParser(
-        prog="python -m bench.verdicts",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        prog=prog, description=doc, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("out", help="the JSON file to write")
     parser.add_argument("--editions", default="en,ko,ja", help="comma-separated (default all)")
-    args = parser.parse_args()
+    return parser.parse_args()
+
+
+def judged(files, judge, edition):
+    """{grade_id: [passed, text, html, record]} and the problems, for one submission."""
+    with scratch(files) as folder, i18n.speaking(edition):
+        verdicts, problems = judge.judge_folder(folder)
+    return {g: [v.passed, v.text, v.html, v.record] for g, v in verdicts.items()} | {
+        "problems": problems
+    }
+
+
+def main():
+    """Judge every case in every edition; write the JSON file."""
+    args = command_line("python -m bench.verdicts", __doc__)
     found = {}
     for case, files in cases().items():
         judge = attention if case.startswith("attention/") else xslm

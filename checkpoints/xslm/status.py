@@ -27,9 +27,8 @@ def load(folder):
     """{file: (module, why)}: engine.py and gpt.py as checkpoints load them (gpt.py importing
     that very engine), or why one could not be loaded (None, None: not there yet)."""
     loaded = {files.ENGINE_FILE: (None, None), files.GPT_FILE: (None, None)}
-    for filename in loaded:
-        if not os.path.exists(os.path.join(folder, filename)):
-            continue
+    present = [name for name in loaded if os.path.exists(os.path.join(folder, name))]
+    for filename in reversed(present):  # both at once first; engine.py alone if that fails
         try:
             engine, gpt = files.load_learner(folder, with_gpt=filename == files.GPT_FILE)
         except (ModelFileError, SyntaxError) as err:
@@ -38,7 +37,9 @@ def load(folder):
             loaded[filename] = None, f"{type(err).__name__}: {err}"
         else:
             loaded[files.ENGINE_FILE] = engine, None
-            loaded[filename] = (engine if filename == files.ENGINE_FILE else gpt), None
+            if filename == files.GPT_FILE:
+                loaded[files.GPT_FILE] = gpt, None
+            break
     return loaded
 
 
