@@ -8,15 +8,15 @@ are named, and how many were given a wrong name (there must be none).
 """
 
 from checkpoints.attention.steps import CHECKS
-from grading.authoring.mistakes import replace_function
+from grading.authoring.mistakes import replace_functions
 from grading.judge.reference import load_source_module, reference_source
 from tests.fixtures.corpus import CORPUS
 
 
-def verdict(function, code):
+def verdict(checkpoint, code):
     """ "correct", the first name the diagnosis gives, or "unknown" (fails, unnamed)."""
-    source = replace_function(reference_source(), function, code)
-    report = CHECKS[function](load_source_module(source, "corpus", "<corpus>"))
+    source = replace_functions(reference_source(), code)
+    report = CHECKS[checkpoint](load_source_module(source, "corpus", "<corpus>"))
     if report.passed:
         return "correct"
     return report.diagnosis[0].name if report.diagnosis else "unknown"
@@ -25,8 +25,8 @@ def verdict(function, code):
 def main():
     """One line per entry, then the totals."""
     wrong = named = misnamed = 0
-    for entry, (function, what, code) in sorted(CORPUS.items()):
-        got = verdict(function, code)
+    for entry, (checkpoint, what, code) in sorted(CORPUS.items()):
+        got = verdict(checkpoint, code)
         wrong += what != "correct"
         named += what != "correct" and got not in ("correct", "unknown")
         misnamed += got not in ("correct", "unknown", what)

@@ -70,7 +70,8 @@ def first_difference(got, want, tol=TOLERANCE, path=()):
                 return found
         return None
     if isinstance(want, bool) and not isinstance(got, bool) and got in (0, 1):
-        return None  # a mask of 1/0 works as a mask in Python: 1 and 0 count as True and False
+        # a mask of 1/0 works as a mask in Python: 1 and 0 count as True and False
+        return None if got == want else (path, got, want, say("values_differ"))
     if isinstance(want, bool) or isinstance(got, bool):
         return None if got is want else (path, got, want, say("values_differ"))
     if isinstance(want, float):

@@ -20,6 +20,11 @@ class Mistake:
     """The checkpoint whose checks spot it (not always the step it is made in)."""
 
     @property
+    def names(self):
+        """The catalogue names it stands for: just its own (a Both stands for two)."""
+        return (self.name,)
+
+    @property
     def title(self):
         """A few words: "looks like: <title>"."""
         return i18n.lookup("mistakes", self.name)["title"]
@@ -103,7 +108,25 @@ MISTAKES = [
 
 BY_NAME = {m.name: m for m in MISTAKES}
 
+# Pairs that change the same answers, so that neither one's stored answers show the other: their
+# code is stored as well ("first+second"), and the diagnosis names both when no single one fits.
+# (Pairs that show on different probes need no entry: checkpoints/both.py reads them.)
+PAIRS = [
+    ("block.post_ln", "block.mask_ignored"),  # the post-LN tutorial block, written without a mask
+    ("layer_norm.unbiased_variance", "layer_norm.no_eps"),  # statistics.stdev in the denominator
+]
+
+
+def pair_name(first, second):
+    """The key of a stored pair's answers: "first+second"."""
+    return f"{first}+{second}"
+
 
 def at_checkpoint(checkpoint):
     """The mistakes a given checkpoint can recognise, in catalogue order."""
     return [m for m in MISTAKES if m.checkpoint == checkpoint]
+
+
+def pairs_at(checkpoint):
+    """The stored pairs a given checkpoint can recognise, as (first, second) names."""
+    return [(a, b) for a, b in PAIRS if BY_NAME[a].checkpoint == checkpoint]

@@ -3,6 +3,7 @@
 import math
 import os
 
+from ..both import Both, both_at_once
 from ..compare import canonical, close, load_table
 from .catalogue import BY_NAME
 from .probes import PROBES, call
@@ -73,20 +74,55 @@ def probe_signatures(checkpoint, module, probes=None):
 
 
 def diagnose(checkpoint, signatures, fingerprints=None):
-    """The catalogued mistakes whose stored answers match these signatures on every probe; if
-    none does, those that match on every probe but the edge cases (a guard, a constant)."""
-    fingerprints = fingerprints or load_fingerprints()
-    names = fingerprints[checkpoint]["mistakes"]
+    """What fits these signatures, best first: the catalogued mistakes whose stored answers match
+    on every probe (a probe that serves one mistake adds it: Both); else two mistakes at once.
+    Each is tried on every probe first, then on every probe but the edge cases (a guard, a
+    constant written otherwise)."""
+    table = (fingerprints or load_fingerprints())[checkpoint]
     edges = {p.id for p in PROBES[checkpoint] if p.edge}
+    everywhere, but_edges = list(signatures), [pid for pid in signatures if pid not in edges]
+    for ids in (everywhere, but_edges):
+        found = [BY_NAME[name] for name, answers in table["mistakes"].items()
+                 if matches(signatures, answers, ids)]  # fmt: skip
+        if found:
+            return with_served(checkpoint, found, table, signatures)
+    for ids in (everywhere, but_edges):
+        found = pairs(checkpoint, table, signatures, ids)
+        if found:
+            return found
+    return []
 
-    def matching(ids):
-        return [
-            BY_NAME[name]
-            for name in names
-            if all(same_signature(signatures[pid], names[name][pid]) for pid in ids)
-        ]
 
-    return matching(list(signatures)) or matching([pid for pid in signatures if pid not in edges])
+def matches(signatures, answers, ids):
+    """These signatures are one stored set of answers, on the given probes."""
+    return all(same_signature(signatures[pid], answers[pid]) for pid in ids)
+
+
+def with_served(checkpoint, found, table, signatures):
+    """found, each joined by the mistake a probe serves when that probe shows it (a missing
+    ValueError next to a wrong split: the served probe answers as its mistake, the rest as
+    the other)."""
+    for probe in PROBES[checkpoint]:
+        served = probe.serves and table["mistakes"].get(probe.serves)
+        if not served or probe.id not in signatures or BY_NAME[probe.serves] in found:
+            continue
+        got = signatures[probe.id]  # the right answer is an error: any other answer is the mistake
+        if same_signature(got, served[probe.id]) and got != table["correct"][probe.id]:
+            found = [Both(m, BY_NAME[probe.serves]) for m in found]
+    return found
+
+
+def pairs(checkpoint, table, signatures, ids):
+    """Two mistakes at once: a stored pair's answers, or two that show on different probes."""
+    stored = [
+        Both(*(BY_NAME[n] for n in name.split("+")))
+        for name, answers in table.get("pairs", {}).items()
+        if matches(signatures, answers, ids)
+    ]
+    served = {p.id for p in PROBES[checkpoint] if p.serves}  # they name one mistake, not a pair
+    apart = [pid for pid in ids if pid not in served]
+    return stored + both_at_once(table["correct"], table["mistakes"], signatures, apart,
+                                 same_signature, BY_NAME)  # fmt: skip
 
 
 def expected(checkpoint, probe_id, fingerprints=None):

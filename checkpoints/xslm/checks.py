@@ -13,6 +13,7 @@ import os
 from dataclasses import dataclass
 
 from .. import i18n
+from ..both import both_at_once
 from ..compare import brief, canonical, first_difference, load_table
 from ..hints import Hint
 from ..report import Check, Report
@@ -46,6 +47,7 @@ class Mistake:
         """One of the mistake's texts in the current edition: title, explanation or fix."""
         return i18n.lookup("xslm_mistakes", self.name)[key]
 
+    names = property(lambda self: (self.name,))  # a Both (two at once) stands for two
     title = property(lambda self: self.words("title"))
     explanation = property(lambda self: self.words("explanation"))
     hint = property(lambda self: self.words("fix"))
@@ -209,13 +211,15 @@ def matches(got, want):
 
 
 def diagnose(checkpoint, answers, known):
-    """The catalogued mistakes whose stored answers match these answers on every probe."""
+    """The catalogued mistakes whose stored answers match these answers on every probe; else two
+    at once that show on different probes (checkpoints/both.py)."""
     stored = known[checkpoint]["mistakes"]
     return [
         BY_NAME[name]
         for name in stored
         if all(matches(answers[pid], stored[name][pid]) for pid in answers if pid in stored[name])
-    ]
+    ] or both_at_once(known[checkpoint]["correct"], stored, answers, list(answers), matches,
+                      BY_NAME)  # fmt: skip
 
 
 # ── the checks ──

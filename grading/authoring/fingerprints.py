@@ -9,7 +9,7 @@ python -m grading fingerprints --check  # exit 1 if a committed file is stale
 import json
 import os
 
-from checkpoints.attention.catalogue import at_checkpoint
+from checkpoints.attention.catalogue import at_checkpoint, pair_name, pairs_at
 from checkpoints.attention.diagnose import FINGERPRINTS_FILE, probe_signatures
 from checkpoints.attention.probes import CHECKPOINTS, PROBES
 from checkpoints.compare import to_strict_json
@@ -20,20 +20,24 @@ from grading.paths import ROOT
 
 
 def build():
-    """{checkpoint: {"correct": signatures, "mistakes": {name: signatures}}} from the real code."""
+    """{checkpoint: {"correct": signatures, "mistakes": {name: signatures}, "pairs": {"a+b":
+    signatures}}} from the real code."""
     table = {}
     for checkpoint in CHECKPOINTS:
         correct = probe_signatures(checkpoint, reference())
         table[checkpoint] = {
             "correct": correct,
-            "mistakes": {
-                m.name: served(
-                    checkpoint, m.name, probe_signatures(checkpoint, buggy_model(m.name)), correct
-                )
-                for m in at_checkpoint(checkpoint)
-            },
-        }
+            "mistakes": {m.name: answers(checkpoint, m.name, correct)
+                         for m in at_checkpoint(checkpoint)},
+            "pairs": {pair_name(*p): answers(checkpoint, pair_name(*p), correct)
+                      for p in pairs_at(checkpoint)},
+        }  # fmt: skip
     return table
+
+
+def answers(checkpoint, name, correct):
+    """The signatures of the model.py carrying the named mistake (or pair), probes served."""
+    return served(checkpoint, name, probe_signatures(checkpoint, buggy_model(name)), correct)
 
 
 def served(checkpoint, name, answers, correct):

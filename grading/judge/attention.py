@@ -18,7 +18,6 @@ from checkpoints.attention.artifacts import (
     PERM_FILE,
     SCALE_FILE,
 )
-from checkpoints.attention.catalogue import BY_NAME
 from checkpoints.attention.diagnose import diagnose, probe_signatures
 from checkpoints.attention.modelfile import STEPS, step_number
 from checkpoints.attention.steps import CHECKS
@@ -32,6 +31,7 @@ from grading.judge.core import (
     Verdict,
     Worker,
     WorkerFailed,
+    catalogue_names,
     failed_report,
     forbidden,
     read_plain_file,
@@ -127,18 +127,10 @@ def hidden_verdict(grade_id, checkpoint, model):
     """Seeded cases against the reference: counts, first gap, diagnosis; no inputs, no seed."""
     try:
         total, failures = hidden.judge(checkpoint, model)
-        names = (
-            [m.name for m in diagnose(checkpoint, probe_signatures(checkpoint, model))]
-            if failures
-            else []
-        )
+        found = diagnose(checkpoint, probe_signatures(checkpoint, model)) if failures else []
     except Exception as err:
-        total, failures, names = (
-            1,
-            [said("unreadable", kind=type(err).__name__)],
-            [],
-        )
-    record = {"cases": total, "failed": len(failures), "diagnosis": names}
+        total, failures, found = 1, [said("unreadable", kind=type(err).__name__)], []
+    record = {"cases": total, "failed": len(failures), "diagnosis": catalogue_names(found)}
     if not failures:
         return Verdict(
             grade_id,
@@ -154,8 +146,8 @@ def hidden_verdict(grade_id, checkpoint, model):
         said("hidden_fail", checkpoint=checkpoint, failed=len(failures), total=total,
              first=failures[0])
     ]  # fmt: skip
-    if names:
-        lines.append(said("looks_like", title=BY_NAME[names[0]].title, fix=BY_NAME[names[0]].hint))
+    if found:
+        lines.append(said("looks_like", title=found[0].title, fix=found[0].hint))
     return Verdict(grade_id, False, "\n".join(lines), record=record)
 
 
@@ -170,7 +162,7 @@ def visible_verdict(grade_id, checkpoint, model):
         fresh = safely(checkpoint, lambda: checks_on_fresh_inputs(checkpoint, model))
         if not fresh.passed:
             report = fresh.but(note=said("fresh_inputs"))
-    names = [m.name for m in report.diagnosis or []] if not report.passed else []
+    names = catalogue_names(report.diagnosis) if not report.passed else []
     return report_verdict(grade_id, report, {"diagnosis": names})
 
 

@@ -258,6 +258,11 @@ class Verdict:
     record: dict = field(default_factory=dict)  # for the instructor's table: cases, diagnosis
 
 
+def catalogue_names(diagnosis):
+    """The catalogue names a diagnosis stands for, best first, each once: a Both gives two."""
+    return list(dict.fromkeys(name for found in diagnosis or () for name in found.names))
+
+
 def report_verdict(grade_id, report, record=None):
     """The Verdict of a Report: passed, its plain text and HTML, and the instructor's record."""
     return Verdict(grade_id, report.passed, repr(report), report._repr_html_(), record or {})

@@ -28,6 +28,7 @@ from grading.judge.core import (
     Verdict,
     Worker,
     WorkerFailed,
+    catalogue_names,
     failed_report,
     read_plain_file,
     report_verdict,
@@ -320,7 +321,7 @@ class Judgement(core.Remembered):
             fresh = safely(name, lambda: checkpoint_report(name, run, known, probes))
             if not fresh.passed:
                 report = fresh.but(note=said("fresh_inputs"))
-        names = [m.name for m in report.diagnosis or []] if not report.passed else []
+        names = catalogue_names(report.diagnosis) if not report.passed else []
         if self.holds_reference(name):
             report = without_learner_values(report)
         return report_verdict(grade_id, report, {"diagnosis": names})
@@ -337,16 +338,15 @@ class Judgement(core.Remembered):
                 failures.append(words)
             elif first_difference(got, want) is not None:
                 failures.append(words)
-        names = self.diagnosis(group, run) if failures else []
-        record = {"cases": len(cases), "failed": len(failures), "diagnosis": names}
+        found = self.diagnosis(group, run) if failures else []
+        record = {"cases": len(cases), "failed": len(failures), "diagnosis": catalogue_names(found)}
         if not failures:
             text = said("hidden_pass", checkpoint=group, total=len(cases))
             return Verdict(grade_id, True, text, record=record)
         lines = [said("hidden_fail", checkpoint=group, failed=len(failures), total=len(cases),
                       first=failures[0])]  # fmt: skip
-        if names:
-            found = checks.BY_NAME[names[0]]
-            lines.append(said("looks_like", title=found.title, fix=found.hint))
+        if found:
+            lines.append(said("looks_like", title=found[0].title, fix=found[0].hint))
         return Verdict(grade_id, False, "\n".join(lines), record=record)
 
     def diagnosis(self, group, run):
@@ -354,7 +354,7 @@ class Judgement(core.Remembered):
         found = []
         for name in CHECKPOINTS.get(group, [group]):
             answers = {p.id: signature(run(p)) for p in VISIBLE[name]}
-            found += [m.name for m in checks.diagnose(name, answers, checks.load_answers())]
+            found += checks.diagnose(name, answers, checks.load_answers())
         return found
 
     def artifact_verdict(self, grade_id, filename):

@@ -6,8 +6,9 @@ import html
 
 import pytest
 
-from checkpoints.attention.catalogue import BY_NAME, MISTAKES
+from checkpoints.attention.catalogue import BY_NAME, MISTAKES, PAIRS, pair_name
 from checkpoints.attention.steps import CHECKS
+from checkpoints.compare import first_difference
 from grading.authoring.fingerprints import build, render
 from grading.authoring.mistakes import (
     BUGGY,
@@ -143,6 +144,54 @@ def test_a_mask_of_ones_and_zeros_is_accepted():
     )
     report = CHECKS["causal_mask"](load_source_module(source, "int_mask", "model.py"))
     assert report.passed, repr(report)
+
+
+def test_a_transposed_mask_of_ones_and_zeros_fails_and_is_named():
+    """1 and 0 stand for True and False each for its own: a 1 where False belongs is a
+    difference (it once matched anything), in the visible check and in the hidden one."""
+    assert first_difference(1, True) is None and first_difference(0, False) is None
+    assert first_difference(0, True) is not None and first_difference(1, False) is not None
+    source = replace_function(
+        reference_source(),
+        "causal_mask",
+        "def causal_mask(n):\n"
+        "    return [[1 if j >= i else 0 for j in range(n)] for i in range(n)]\n",
+    )
+    model = load_source_module(source, "upper_int_mask", "model.py")
+    report = CHECKS["causal_mask"](model)
+    assert not report.passed
+    assert [m.name for m in report.diagnosis][:1] == ["mask.transposed"]
+    total, failures = hidden.judge("causal_mask", model)
+    assert failures, total
+
+
+@pytest.mark.parametrize("pair", PAIRS, ids=lambda pair: pair_name(*pair))
+def test_a_stored_pair_is_named_as_both_mistakes(pair):
+    """Code with two catalogued mistakes that change the same answers (catalogue.PAIRS): no single
+    entry fits, and the report names both, each with its fix on request."""
+    first, second = BY_NAME[pair[0]], BY_NAME[pair[1]]
+    report = CHECKS[first.checkpoint](buggy_model(pair_name(*pair)))
+    assert not report.passed
+    assert [m.names for m in report.diagnosis] == [pair]
+    text = repr(report)
+    assert "looks like: two mistakes at once" in text
+    assert first.title in text and second.title in text
+    shown = report.but(level=1)._repr_html_()
+    assert html.escape(first.hint) in shown and html.escape(second.hint) in shown
+
+
+@pytest.mark.parametrize("pair", PAIRS, ids=lambda pair: pair_name(*pair))
+def test_the_hidden_check_records_both_mistakes_of_a_pair(pair, tmp_path):
+    """The judge's hidden check (sandboxed worker) fails a stored pair and records both names."""
+    (tmp_path / "model.py").write_text(buggy_source(pair_name(*pair)))
+    checkpoint = BY_NAME[pair[0]].checkpoint
+    grade_id = next(
+        g for g, (kind, what) in CELLS.items() if kind == "hidden" and what == checkpoint
+    )
+    verdicts, _ = judge_folder(str(tmp_path), [grade_id])
+    assert not verdicts[grade_id].passed
+    assert "looks like: two mistakes at once" in verdicts[grade_id].text
+    assert verdicts[grade_id].record["diagnosis"] == list(pair)
 
 
 def test_every_mistake_has_at_least_two_spellings():

@@ -202,3 +202,36 @@ def test_overwritten_gradients_are_named_in_the_spellings_learners_use(spelling)
     report = checkpoint_report("Value", Local(engine, None))
     assert not report.passed
     assert [m.name for m in report.diagnosis][:1] == ["engine.overwrite_gradients"]
+
+
+RECURSIVE_NOT_ZEROING = """
+def backward(self):
+    order = recursive_order(self, [], set())
+    self.grad = 1.0
+    for v in reversed(order):
+        for source, slope in zip(v.inputs, v.slopes):
+            source.grad += slope * v.grad
+"""
+
+
+def test_two_mistakes_on_different_probes_are_named_together():
+    """A recursive backward() that also forgets to zero: each shows on probes of its own (a deep
+    graph; a second backward), so Value names both at once, as one diagnosis."""
+    import types
+
+    from grading.authoring.mistakes import replace_function
+    from grading.authoring.mistakes.part_two import buggy_texts
+
+    texts = buggy_texts("engine.recursive_backward")
+    text = replace_function(texts["engine.py"], "Value.backward", RECURSIVE_NOT_ZEROING)
+    engine = types.ModuleType("learner_engine")
+    exec(compile(text, "engine.py", "exec"), engine.__dict__)
+    report = checkpoint_report("Value", Local(engine, None))
+    assert not report.passed
+    assert [set(m.names) for m in report.diagnosis] == [
+        {"engine.recursive_backward", "engine.no_zeroing"}
+    ]
+    text = repr(report)
+    assert "two mistakes at once" in text
+    assert BY_NAME["engine.recursive_backward"].title in text
+    assert BY_NAME["engine.no_zeroing"].title in text

@@ -11,7 +11,7 @@ It drives the fingerprints that ship with the checkpoints, the catalogue tests a
 import ast
 import textwrap
 
-from checkpoints.attention.catalogue import BY_NAME
+from checkpoints.attention.catalogue import BY_NAME, PAIRS, pair_name
 from grading.authoring.mistakes import (  # noqa: F401 (each registers its mistakes on import)
     attention,
     block,
@@ -21,7 +21,7 @@ from grading.authoring.mistakes import (  # noqa: F401 (each registers its mista
     pos_encoding,
     softmax,
 )
-from grading.authoring.mistakes.register import BUGGY, SPELLINGS
+from grading.authoring.mistakes.register import BOTH, BUGGY, SPELLINGS
 from grading.judge.reference import load_source_module, reference_source
 
 
@@ -48,12 +48,24 @@ def replace_function(source, function, new_code):
     return "".join(lines[:start]) + code + "".join(lines[node.end_lineno :])
 
 
-def buggy_source(name, base=None, spelling=0):
-    """A whole model.py that carries exactly the named mistake.
+def replace_functions(source, code):
+    """source with each top-level function that code defines swapped for code's version (code
+    that changes two functions of model.py at once)."""
+    lines = code.strip("\n").splitlines(keepends=True)
+    for node in ast.parse(code.strip("\n")).body:
+        if isinstance(node, ast.FunctionDef):
+            text = "".join(lines[node.lineno - 1 : node.end_lineno])
+            source = replace_function(source, node.name, text)
+    return source
 
-    Spelling 0 is BUGGY's version, 1… are SPELLINGS'.
+
+def buggy_source(name, base=None, spelling=0):
+    """A whole model.py that carries exactly the named mistake, or pair ("first+second").
+
+    Spelling 0 is BUGGY's version (BOTH's for a pair), 1… are SPELLINGS'.
     """
-    function, code = ([BUGGY[name]] + SPELLINGS.get(name, []))[spelling]
+    first = BOTH[name] if name in BOTH else BUGGY[name]
+    function, code = ([first] + SPELLINGS.get(name, []))[spelling]
     return replace_function(base if base is not None else reference_source(), function, code)
 
 
@@ -65,9 +77,10 @@ def buggy_model(name, spelling=0):
 
 
 def check_catalogue_complete():
-    """Raise AssertionError unless BUGGY and the catalogue name exactly the same mistakes."""
-    missing = sorted(set(BY_NAME) - set(BUGGY))
-    extra = sorted(set(BUGGY) - set(BY_NAME))
+    """Raise AssertionError unless the code (BUGGY, BOTH) and the catalogue name exactly the same
+    mistakes and pairs."""
+    named, coded = set(BY_NAME) | {pair_name(a, b) for a, b in PAIRS}, set(BUGGY) | set(BOTH)
+    missing, extra = sorted(named - coded), sorted(coded - named)
     if missing or extra:
         raise AssertionError(
             f"catalogue and code disagree: no code for {missing}, no entry for {extra}"

@@ -7,7 +7,7 @@ of writing the same mistake. The text stays exactly as a learner writes it (no f
 
 from typing import TYPE_CHECKING
 
-from grading.authoring.mistakes.register import mistake, spelling
+from grading.authoring.mistakes.register import both, mistake, spelling
 
 if TYPE_CHECKING:  # the reference's own functions, which model.py holds beside the mistake
     from model import attention, causal_mask, layer_norm, multi_head
@@ -28,6 +28,12 @@ def post_ln_spelling_1(X, h, mask=None):
     for xr, ar in zip(X, A):
         out.append(layer_norm([x + a for x, a in zip(xr, ar)]))
     return out
+
+
+@both("block.post_ln", "block.mask_ignored", replaces="block")
+def post_ln_mask_ignored(X, h, mask=None):
+    A = multi_head(X, X, X, h)
+    return [layer_norm([x + a for x, a in zip(xr, ar)]) for xr, ar in zip(X, A)]
 
 
 @mistake("block.no_residual", replaces="block")

@@ -8,7 +8,7 @@ of writing the same mistake. The text stays exactly as a learner writes it (no f
 import math
 from typing import TYPE_CHECKING
 
-from grading.authoring.mistakes.register import mistake, spelling
+from grading.authoring.mistakes.register import both, mistake, spelling
 
 if TYPE_CHECKING:  # the reference's own functions, which model.py holds beside the mistake
     from model import layer_norm, multi_head
@@ -31,6 +31,13 @@ def unbiased_variance_spelling_1(row, eps=1e-5):
     for x in row:
         sq += (x - mean) * (x - mean)
     return [(x - mean) / math.sqrt(sq / (n - 1) + eps) for x in row]
+
+
+@both("layer_norm.unbiased_variance", "layer_norm.no_eps", replaces="layer_norm")
+def unbiased_no_eps(row, eps=1e-5):
+    mean = sum(row) / len(row)
+    sd = math.sqrt(sum((x - mean) ** 2 for x in row) / (len(row) - 1))
+    return [(x - mean) / sd for x in row]
 
 
 @mistake("layer_norm.eps_outside_sqrt", replaces="layer_norm")

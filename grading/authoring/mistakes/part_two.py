@@ -54,14 +54,18 @@ def with_mistake(texts, mistake):
 
 def buggy(mistake):
     """(engine, gpt) modules: the reference with the mistake's changes, gpt using that engine."""
-    texts = buggy_texts(mistake)
-    engine_module = types.ModuleType(f"xslm_buggy_engine_{mistake}")
-    exec(compile(texts["engine.py"], f"<{mistake}: engine.py>", "exec"), engine_module.__dict__)
-    gpt_module = types.ModuleType(f"xslm_buggy_gpt_{mistake}")
+    return modules(buggy_texts(mistake), mistake)
+
+
+def modules(texts, label):
+    """(engine, gpt) modules made from {file: text}, gpt using that engine; label names them."""
+    engine_module = types.ModuleType(f"xslm_buggy_engine_{label}")
+    exec(compile(texts["engine.py"], f"<{label}: engine.py>", "exec"), engine_module.__dict__)
+    gpt_module = types.ModuleType(f"xslm_buggy_gpt_{label}")
     saved = sys.modules.get("engine")
     sys.modules["engine"] = engine_module  # gpt.py's `from engine import ...` takes this one
     try:
-        exec(compile(texts["gpt.py"], f"<{mistake}: gpt.py>", "exec"), gpt_module.__dict__)
+        exec(compile(texts["gpt.py"], f"<{label}: gpt.py>", "exec"), gpt_module.__dict__)
     finally:
         if saved is None:
             sys.modules.pop("engine", None)

@@ -1,15 +1,19 @@
 """The registry the mistake modules fill, one decorator per function.
 
-Part one's (model.py): @mistake, a function that replaces one of model.py's, and @spelling,
-another way of writing the same mistake. Part two's (engine.py, gpt.py): @change, a function or
-method of a file replaced, or a function the mistake adds.
+Part one's (model.py): @mistake, a function that replaces one of model.py's; @spelling,
+another way of writing the same mistake; @both, code carrying two of them at once. Part two's
+(engine.py, gpt.py): @change, a function or method of a file replaced, or a function the mistake
+adds.
 """
 
 import inspect
 from dataclasses import dataclass
 
+from checkpoints.attention.catalogue import pair_name
+
 BUGGY = {}  # name -> (function of model.py replaced, the buggy function's source)
 SPELLINGS = {}  # name -> [(function replaced, source), ...]: the same mistake, written otherwise
+BOTH = {}  # "first+second" -> (function replaced, source): two catalogued mistakes at once
 CHANGES = {}  # part two's: name -> [Change, ...]
 
 
@@ -28,6 +32,17 @@ def mistake(name, replaces):
         if name in BUGGY:
             raise ValueError(f"the mistake {name} has two functions")
         BUGGY[name] = (replaces, model_code(fn, replaces))
+        return fn
+
+    return register
+
+
+def both(first, second, replaces):
+    """Register the decorated function as code with two catalogued mistakes at once (a pair of
+    catalogue.PAIRS), under the pair's name "first+second"."""
+
+    def register(fn):
+        BOTH[pair_name(first, second)] = (replaces, model_code(fn, replaces))
         return fn
 
     return register

@@ -1,0 +1,58 @@
+"""Two catalogued mistakes at once, named together.
+
+A learner's code can carry two mistakes. When each shows on probes the other leaves alone (a
+wrong mask from `causal_mask` and a wrong use of it in `attention`), the answers are readable
+without any stored example of the pair: each of its probes answers as the mistake that shows
+there, and every other probe answers correctly. Pairs that interact on the same probes are
+recognised only when their code is stored (part one's catalogue.PAIRS).
+"""
+
+from dataclasses import dataclass
+from itertools import combinations
+
+from . import i18n
+
+say = i18n.speaker("report")
+
+
+@dataclass(frozen=True)
+class Both:
+    """Two catalogued mistakes read as one diagnosis; it reads like a single Mistake."""
+
+    first: object
+    second: object
+
+    names = property(lambda self: self.first.names + self.second.names)
+    name = property(lambda self: "+".join(self.names))
+    checkpoint = property(lambda self: self.first.checkpoint)
+    title = property(lambda self: say("two_at_once", first=self.first.title,
+                                      second=self.second.title))  # fmt: skip
+    explanation = property(lambda self: f"{self.first.explanation} {self.second.explanation}")
+    hint = property(lambda self: f"{self.first.hint} {self.second.hint}")
+
+
+def shows_on(correct, answers, ids, same):
+    """The probes where one mistake's stored answers differ from the correct ones."""
+    return {p for p in ids if p in answers and not same(correct[p], answers[p])}
+
+
+def both_at_once(correct, mistakes, answers, ids, same, by_name):
+    """The pairs of mistakes that show on different probes and together give these answers: on
+    each probe where one of them shows, its stored answer; on every other probe, the correct one.
+
+    correct: {probe: answer}; mistakes: {name: {probe: answer}}; same(got, stored) compares.
+    """
+    shows = {name: shows_on(correct, mistakes[name], ids, same) for name in mistakes}
+
+    def fits(a, b):
+        def wanted(p):  # where neither shows, both answer as the correct code does
+            table = mistakes[a] if p in shows[a] else mistakes[b] if p in shows[b] else correct
+            return table[p]
+
+        return all(same(answers[p], wanted(p)) for p in ids)
+
+    return [
+        Both(by_name[a], by_name[b])
+        for a, b in combinations(mistakes, 2)
+        if shows[a] and shows[b] and not shows[a] & shows[b] and fits(a, b)
+    ]
