@@ -92,7 +92,9 @@ def loss(model, inputs, targets):
 
 # ── step 4: train_step ────────────────────────────────────────
 def train_step(model, inputs, targets, rate):
-    """w ← w - rate · ∂L/∂w for each w; returns L (before)"""
+    """∂L/∂w := 0, then w ← w - rate · ∂L/∂w for each w; returns L (before)"""
+    for p in model.parameters:
+        p.grad = 0.0
     value = loss(model, inputs, targets)
     value.backward()
     for p in model.parameters:

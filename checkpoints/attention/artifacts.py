@@ -190,10 +190,14 @@ def perm_checks(text, model):
 IDEAS = {
     "scaling": ["스케일링", "scaling", "scale", "スケーリング"],
     "order": ["순서", "order", "順序", "順番"],
-    "square": ["제곱", "square", "二乗", "2乗", "自乗"],
+    "square": ["제곱", "square", "quadratic", "n²", "n^2", "二乗", "2乗", "自乗"],
 }
 IDEA_STEP = {"scaling": 2, "order": 5, "square": 8}  # the step that showed each idea
-FOUR_TIMES = re.compile(r"(4|four)\s*(×|x\b|times|배|倍|-fold)", re.IGNORECASE)
+# 4×, 4x, 4 times, four times, 4-fold, fourfold, a factor of 4, quadruples; 4배, 네 배; 4倍, 四倍
+FOUR_TIMES = re.compile(
+    r"(?<![\d.])(4|four)\s*(×|x\b|times|배|倍|-?fold)|factor of\s*(4|four)\b|quadrupl|네\s*배|四倍",
+    re.IGNORECASE,
+)
 
 
 def numbers_in(text):

@@ -62,6 +62,7 @@ MISTAKES = [
     Mistake("gpt.no_sqrt_width", "GPT"),
     Mistake("gpt.loss_no_minus", "loss"),
     Mistake("gpt.loss_no_log", "loss"),
+    Mistake("gpt.stale_gradients", "train_step"),
 ]
 BY_NAME = {m.name: m for m in MISTAKES}
 

@@ -43,12 +43,13 @@ def test_reference_passes_every_checkpoint(name):
 
 
 def test_every_mistake_of_the_issue_is_catalogued():
-    """The eight mistakes issue 12 names are in the catalogue, each as code in
+    """The eight mistakes issue 12 names, and train_step's stale gradients (a second reader
+    found the course's own train_step had it), are in the catalogue, each as code in
     grading/authoring/mistakes/ (engine.py, gpt.py)."""
     from grading.authoring.mistakes.part_two import MISTAKES as AS_CODE
 
     assert {m.name for m in MISTAKES} == set(AS_CODE)
-    assert len(MISTAKES) == 8
+    assert len(MISTAKES) == 9
 
 
 @pytest.mark.parametrize("name", sorted(BY_NAME))

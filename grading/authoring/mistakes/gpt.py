@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from grading.authoring.mistakes.register import change
 
 if TYPE_CHECKING:  # the reference's own names, which the learner's file holds beside the mistake
-    from gpt import Value, add, linear, norm, softmax
+    from gpt import Value, add, linear, loss, norm, softmax
 
 
 # A learner's code, exactly as written: the formatter keeps out of it.
@@ -61,3 +61,13 @@ def loss_no_log(model, inputs, targets):
     rows = model.forward(inputs)
     terms = [-softmax(row)[t] for row, t in zip(rows, targets)]
     return sum(terms[1:], terms[0]) / len(terms)
+
+
+@change("gpt.stale_gradients", "gpt.py", replaces="train_step")
+def stale_gradients(model, inputs, targets, rate):
+    """∂L/∂w := 0, then w ← w - rate · ∂L/∂w for each w; returns L (before)"""
+    value = loss(model, inputs, targets)
+    value.backward()
+    for p in model.parameters:
+        p.data -= rate * p.grad
+    return value.data

@@ -32,8 +32,10 @@ ensure_model()
 # %% [markdown] id="cell-02"
 # ## Why the naive formula breaks
 #
-# A Python float tops out near $1.8 \times 10^{308}$, and $e^{710}$ is already bigger than that.
-# Scores of a few hundred are not unusual inside a network, so the textbook formula can crash. Run this:
+# A Python float tops out near $1.8 \times 10^{308}$, and $e^{710}$ is already bigger than that: any
+# score above about 709.78 makes `math.exp` raise `OverflowError`. Scores that large do occur inside a
+# network, and even smaller ones can add up to more than a float holds, so the textbook formula can
+# crash. Run this:
 
 # %% id="cell-03"
 for x in [1.0, 100.0, 709.0, 710.0]:
@@ -85,7 +87,8 @@ with demo():
     print(sum(softmax([0.3, -2.0, 5.0, 1.0])))  # 1.0, up to rounding
 
 # %% [markdown] id="softmax-picture-intro"
-# The same numbers as a picture: scores on the left, weights on the right (each on its own scale).
+# The softmax of four scores as a picture: scores on the left, weights on the right (each on its own
+# scale).
 # The largest score gets the largest weight, and the weights are all positive.
 
 # %% id="softmax-picture"

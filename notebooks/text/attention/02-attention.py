@@ -105,7 +105,7 @@ hidden("attention")
 # %% [markdown] id="cell-10"
 # ## The √d_k experiment (1 point)
 #
-# Why divide by $\sqrt{d_k}$? If the entries of $q$ and $k$ are independent with variance 1, then
+# Why divide by $\sqrt{d_k}$? If the entries of $q$ and $k$ are independent, with mean 0 and variance 1, then
 # $q \cdot k$ is a sum of $d_k$ such products and has variance $d_k$: at $d_k = 64$ their standard deviation is
 # $\sqrt{64} = 8$, so scores of ±8 are typical and ±16 (two standard deviations) are not rare.
 # Softmax of numbers that far apart is nearly one-hot: the query stops *averaging* and
@@ -131,7 +131,7 @@ with demo():
 
 # %% [markdown] id="scale-picture-intro"
 # The same two weight matrices as pictures (white is 0, dark blue is 1). With the division each row
-# spreads its weight over several keys; without it, nearly every row is one dark cell.
+# spreads its weight over several keys; without it, most rows are nearly one dark cell.
 
 # %% id="scale-picture"
 from checkpoints.attention.artifacts import scale_picture

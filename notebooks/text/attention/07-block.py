@@ -22,7 +22,8 @@
 #   the input through the $+X$ path unchanged however many blocks are stacked.
 # - The output has the input's shape, so blocks stack.
 #
-# (A full block adds a feed-forward network after this; this course stops at attention.)
+# (A full block adds a feed-forward network after this; part one stops at attention, and part two
+# adds the rest.)
 
 # %% id="step07-setup" nbgrader={"grade": false, "grade_id": "step07-setup", "locked": true, "schema_version": 3, "solution": false}
 from checkpoints import check, demo, ensure_model, save
@@ -114,6 +115,8 @@ hidden("block")
 # | many blocks, plus token embeddings in and a linear head out | $\text{block}_L(\cdots\text{block}_1(E[\text{tokens}] + PE))$ | a `gpt(tokens, params)` that loops over blocks |
 #
 # With the projections, $Q$, $K$ and $V$ stop being the same matrix: each head learns what to look for
-# ($W_Q$), what to offer ($W_K$) and what to pass on ($W_V$). Part two of this course builds exactly
-# this: XSLM, the tiny GPT (1,248 parameters) of the lesson after "Attention without libraries" in
-# TT Lab's Transformer course, and trains it with backpropagation.
+# ($W_Q$), what to offer ($W_K$) and what to pass on ($W_V$). Part two of this course builds a small
+# version of this: XSLM, the tiny GPT (1,248 parameters) of the lesson after "Attention without
+# libraries" in TT Lab's Transformer course, and trains it with backpropagation. It has the
+# projections, token and position embeddings in and a linear head out, but one block with one head,
+# an MLP $2d$ wide with a ReLU, and no $\gamma$, $\beta$ or biases.

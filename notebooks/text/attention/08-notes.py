@@ -13,16 +13,18 @@
 #
 # Write `outputs/08-notes.md`: at least three lines, in your own words, that record
 #
-# 1. **Scaling**: the two largest weights you measured in step 2, with and without dividing by
-#    $\sqrt{d_k}$ (quote them with at least two decimals), and what the difference means.
+# 1. **Scaling**: the largest weight of each of step 2's two runs, with and without dividing by
+#    $\sqrt{d_k}$ (copy them as the cell below prints them; rounded to two decimals also counts, cut
+#    off does not), and what the difference means.
 # 2. **Order**: the property step 5 showed: attention alone is blind to order (permutation
 #    equivariant) until a positional encoding is added.
 # 3. **Square**: how many times the score matrix grows when the sequence length doubles. It has
 #    $n \times n$ entries, so $2n$ positions give $(2n)^2 = 4n^2$: **4×**. Going from a 4k to an 8k
 #    context quadruples the memory and time attention spends on scores.
 #
-# The check looks for the ideas of scaling, order and square (in English, Korean: 스케일링, 순서, 제곱,
-# or Japanese: スケーリング, 順序, 二乗), the factor 4 and your two numbers from step 2.
+# The check looks for the words scaling, order and square (or quadratic, n²; in Korean 스케일링, 순서,
+# 제곱; in Japanese スケーリング, 順序, 二乗), the factor 4 (4×, 4x, 4 times, fourfold, a factor of 4,
+# quadruples; 4배; 4倍) and your two numbers from step 2.
 
 # %% id="step08-setup" nbgrader={"grade": false, "grade_id": "step08-setup", "locked": true, "schema_version": 3, "solution": false}
 from checkpoints import check_artifact, demo, write_artifact

@@ -55,9 +55,9 @@ print("chain rule:", 2 * (a * b + a) * (b + 1))  # dL/dc · dc/da, with c = a·b
 #    through the product and directly. Its gradient is the *sum* of the two: $b + 1$. Writing
 #    `grad = ...` instead of `grad += ...` keeps only one path.
 # 2. **No recursion.** A recursive walk goes as deep as the graph's longest chain of operations. One
-#    training step of the tiny GPT builds about 30,000 numbers but is only about 200 deep; a longer
-#    context, more blocks, or the long chain below go far past Python's limit of about 1,000 nested
-#    calls, and an engine should not depend on the model staying small. Order the graph with an
+#    training step of the tiny GPT builds about 30,000 numbers but is only about 200 deep; a context
+#    of several hundred tokens, many stacked blocks, or the long chain below go past Python's limit of
+#    about 1,000 nested calls, and an engine should not depend on the model staying small. Order the graph with an
 #    explicit stack so that every node comes after its inputs, then walk that order backwards.
 #
 # `backward()` also sets every gradient of the graph afresh (to 0, and 1 for the output itself) before

@@ -66,7 +66,7 @@ save(softmax)
 #
 # $$\operatorname{linear}(x, W)_r = \sum_c W_{rc}\, x_c$$
 #
-# (The course's GPT has no biases, like XSLM, the tiny GPT of the lesson part two follows.)
+# (The course's GPT has no biases, like XSLM, the tiny GPT of the lesson that part two follows.)
 
 # %% [markdown] id="cell-08"
 # ## Your turn: `linear(x, W)` (2 points)

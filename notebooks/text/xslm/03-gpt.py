@@ -15,7 +15,7 @@
 # bottom and a head at the top. The model reads a list of token ids and, at every position, gives a
 # score (**logit**) to each token of the vocabulary for what comes next.
 #
-# The sizes are those of XSLM, the tiny GPT of the lesson part two follows (named at the end of part
+# The sizes are those of XSLM, the tiny GPT of the lesson that part two follows (named at the end of part
 # one, in step 7): a vocabulary of 40 tokens, width 8, a context of 12 tokens, one block with one attention
 # head. That makes nine weight matrices and 1,248 numbers to learn. By the end of this
 # notebook `gpt.py` holds the class `GPT`.
@@ -39,7 +39,7 @@ from engine import Value, linear, norm, softmax
 # | `token` | $V \times d$ | row $t$ is token $t$'s embedding |
 # | `position` | $n \times d$ | row $i$ is added at position $i$ |
 # | `query`, `key`, `value` | $d \times d$ each | the projections that make part one's queries, keys and values |
-# | `project` | $d \times d$ | mixes the attention's output back into the stream |
+# | `project` | $d \times d$ | mixes the attention's output back into `x`, the running sum the residual connections add to |
 # | `expand` | $2d \times d$ | the MLP widens to $2d$ ... |
 # | `contract` | $d \times 2d$ | ... and comes back to $d$ |
 # | `head` | $V \times d$ | one logit per token of the vocabulary |

@@ -64,8 +64,8 @@ print(ids[:12], "->", repr(decode(ids[:12], vocab)))
 #
 # $$\mathcal{L} = -\frac{1}{n}\sum_{i=0}^{n-1} \log \operatorname{softmax}(\text{logits}_i)_{\,t_i}$$
 #
-# where $t_i$ is `targets[i]`, the token after position $i$ (the targets are the inputs shifted by one),
-# and $n$ is `len(inputs)`. An untrained model scores a little above $\ln 40$: its random logits are not
+# Here $\log$ is the natural logarithm, $\ln$, the one `Value.log` computes; $t_i$ is `targets[i]`,
+# the token after position $i$ (the targets are the inputs shifted by one), and $n$ is `len(inputs)`. An untrained model scores a little above $\ln 40$: its random logits are not
 # quite uniform, and being unsure *and* wrong costs extra.
 
 # %% [markdown] id="cell-05"
@@ -97,17 +97,22 @@ save(loss)
 # ## One step downhill
 #
 # `train_step` computes the loss of one window, runs `backward()` from it, and moves every parameter by
-# $-\text{rate} \times \text{grad}$. It returns the loss *before* the step, as a plain float. Your
-# `backward()` sets every gradient afresh, so there is nothing to zero by hand; an engine that only adds
-# would carry the previous step's gradients into this one.
+# $-\text{rate} \times \text{grad}$. It returns the loss *before* the step, as a plain float.
+#
+# Set every parameter's `grad` to 0 first. Your `backward()` resets only the values in this loss's graph,
+# and a parameter the window does not use is not in that graph: the row of a token that does not occur
+# in the window, say. Left alone, that row would keep the previous step's gradient and be moved by it
+# again, although this window says nothing about it. Its gradient for this window is 0.
 
 # %% [markdown] id="cell-10"
 # ## Your turn: `train_step(model, inputs, targets, rate)` (2 points)
 
 # %% id="xslm04-train-step-solution" nbgrader={"grade": false, "grade_id": "xslm04-train-step-solution", "locked": false, "schema_version": 3, "solution": true}
 def train_step(model, inputs, targets, rate):
-    """w ← w - rate · ∂L/∂w for each w; returns L (before)"""
+    """∂L/∂w := 0, then w ← w - rate · ∂L/∂w for each w; returns L (before)"""
     ### BEGIN SOLUTION
+    for p in model.parameters:
+        p.grad = 0.0
     value = loss(model, inputs, targets)
     value.backward()
     for p in model.parameters:
@@ -121,6 +126,12 @@ save(train_step)
 
 # %% [markdown] id="cell-13"
 # ## Checkpoint 4
+#
+# The first cell checks `loss`: with every weight 0 it gives $\ln V$, and on a small model with known
+# weights it gives the known loss and, after `backward()`, the known gradient of every weight. The second
+# checks `train_step`: six steps on two known windows return the known losses, and the loss is lower
+# afterwards. The third uses cases you do not see: the loss and gradients of random models, and
+# training that lowers the loss.
 
 # %% id="xslm04-loss-checks" nbgrader={"grade": true, "grade_id": "xslm04-loss-checks", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 check("loss")

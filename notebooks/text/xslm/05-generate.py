@@ -48,7 +48,7 @@ for T in [0.1, 0.5, 1.0, 2.0]:
 #
 # `prompt` is a list of token ids: start from `list(prompt)`. For each of `steps` new tokens: run
 # `model.forward` on the last `model.context` ids (a longer text would not fit), take the **last** row of
-# logits, divide each by the temperature (always above 0), softmax, and draw one id with `rng.choices(range(model.vocab), weights=probs)[0]`, where
+# logits, divide each by the temperature (you may assume it is above 0), softmax, and draw one id with `rng.choices(range(model.vocab), weights=probs)[0]`, where
 # `rng = random.Random(seed)` is made once at the start and `probs` are the plain numbers (`.data`).
 # Drawing exactly this way makes your samples the same as the grader's for the same seed. Return the
 # prompt followed by the new ids.
