@@ -1,10 +1,11 @@
 """The learner's files, written one step's section at a time (model.py; engine.py and gpt.py).
 
 A file is a header (docstring and imports) followed by one section per saved function or class,
-each opened by its step's marker line. Saving replaces that section and keeps the sections in step
-order, so re-running a notebook never duplicates a function and the file always imports. Each part
-says which names it builds and in which step (`number`): checkpoints/attention/modelfile.py and
-checkpoints/xslm/files.py.
+each opened by its step's marker line, and optionally a footer the course writes (engine.py's
+self-test), between marker lines of its own. Saving replaces that section and keeps the
+sections in step order, so re-running a notebook never duplicates a function and the file always
+imports. Each part says which names it builds and in which step (`number`):
+checkpoints/attention/modelfile.py and checkpoints/xslm/files.py.
 """
 
 import ast
@@ -23,6 +24,11 @@ from . import i18n
 STANDARD_LIBRARY = frozenset(sys.stdlib_module_names)
 
 _MARKER = re.compile(r"^# ── step (\d+): (\w+) ─+$", re.MULTILINE)
+# The course's footer, from its opening line to its closing one: text after it (a learner's own
+# lines at the end of the file) still belongs to the last section.
+_FOOTER = re.compile(
+    r"^# ── self-test\b.*?^# ── end of self-test\b[^\n]*\n?", re.MULTILINE | re.DOTALL
+)
 _SOLUTION_MARKER = re.compile(r"### (BEGIN|END) SOLUTION")
 
 
@@ -39,7 +45,9 @@ def marker(name, number):
 
 
 def read_sections(text):
-    """Split a file's text into (header, {name: section source without its marker})."""
+    """Split a file's text into (header, {name: section source without its marker}); the footer
+    the course writes is left out (compose writes it afresh), anything after it kept."""
+    text = _FOOTER.sub("", text)
     found = list(_MARKER.finditer(text))
     header = text[: found[0].start()] if found else text
     sections = {}
@@ -49,11 +57,14 @@ def read_sections(text):
     return header, sections
 
 
-def compose(header, sections, number, order=None):
-    """A file's text from a header and sections, in step order (or `order`'s)."""
+def compose(header, sections, number, order=None, footer=""):
+    """A file's text from a header and sections, in step order (or `order`'s), then the footer
+    (which must open with its `# ── self-test` line and close with `# ── end of self-test`)."""
     parts = [header.rstrip("\n") + "\n"]
     for name in sorted(sections, key=order or number):
         parts.append("\n\n" + marker(name, number) + "\n" + sections[name].strip("\n") + "\n")
+    if footer:
+        parts.append("\n\n" + footer.strip("\n") + "\n")
     return "".join(parts)
 
 

@@ -119,3 +119,32 @@ def norm(x, eps=1e-5):
     var = sum(((v - mean) ** 2 for v in x), Value(0.0)) / len(x)
     scale = (var + eps) ** -0.5
     return [(v - mean) * scale for v in x]
+
+
+# ── self-test: python3 engine.py ───────────────────────────────────────
+if __name__ == "__main__":
+    if "Value" not in globals():
+        raise SystemExit("engine.py has no Value yet: save it in notebook 1, then run this again")
+
+    def product_and_sum():
+        """[L, ∂L/∂a, ∂L/∂b] of L = (a·b + a)² at a = 3, b = 5."""
+        a, b = Value(3.0), Value(5.0)
+        L = (a * b + a) ** 2
+        L.backward()
+        return [L.data, a.grad, b.grad]
+
+    checks = [("(a·b + a)², ∂/∂a, ∂/∂b at a = 3, b = 5", product_and_sum, [324.0, 216.0, 108.0])]
+    if "softmax" in globals():
+        big = lambda: [w.data for w in softmax([Value(1000.0), Value(1000.0)])]  # noqa: E731
+        checks.append(("softmax([1000, 1000])", big, [0.5, 0.5]))
+    failed = 0
+    for what, run, want in checks:
+        try:
+            got = run()
+            held = all(abs(g - w) <= 1e-9 * max(1.0, abs(w)) for g, w in zip(got, want))
+        except Exception as err:
+            got, held = f"{type(err).__name__}: {err}", False
+        failed += not held
+        print("✓" if held else "✗", what, "=", got, "" if held else f"(expected {want})")
+    raise SystemExit(1 if failed else 0)
+# ── end of self-test ───────────────────────────────────────────────────

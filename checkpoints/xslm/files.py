@@ -6,6 +6,7 @@ Python's standard library (the reference needs math, random and json); gpt.py al
 engine.
 """
 
+import json
 import os
 import sys
 
@@ -68,9 +69,50 @@ def header(filename):
     return f'"""{words}"""\n\n{HEADER_IMPORTS[filename]}'
 
 
+def self_test(filename):
+    """engine.py's last lines: `python3 engine.py` checks a value and two gradients by hand (and
+    softmax, once saved), prints ✓/✗ and exits 1 on any ✗; gpt.py has none."""
+    if filename != ENGINE_FILE:
+        return ""
+    return SELF_TEST.replace("NOT_YET", json.dumps(say("self_test_no_value"), ensure_ascii=False))
+
+
+# (a·b + a)² at a = 3, b = 5: 18² = 324; ∂/∂a = 2·18·(b + 1) = 216; ∂/∂b = 2·18·a = 108.
+SELF_TEST = '''\
+# ── self-test: python3 engine.py ───────────────────────────────────────
+if __name__ == "__main__":
+    if "Value" not in globals():
+        raise SystemExit(NOT_YET)
+
+    def product_and_sum():
+        """[L, ∂L/∂a, ∂L/∂b] of L = (a·b + a)² at a = 3, b = 5."""
+        a, b = Value(3.0), Value(5.0)
+        L = (a * b + a) ** 2
+        L.backward()
+        return [L.data, a.grad, b.grad]
+
+    checks = [("(a·b + a)², ∂/∂a, ∂/∂b at a = 3, b = 5", product_and_sum, [324.0, 216.0, 108.0])]
+    if "softmax" in globals():
+        big = lambda: [w.data for w in softmax([Value(1000.0), Value(1000.0)])]  # noqa: E731
+        checks.append(("softmax([1000, 1000])", big, [0.5, 0.5]))
+    failed = 0
+    for what, run, want in checks:
+        try:
+            got = run()
+            held = all(abs(g - w) <= 1e-9 * max(1.0, abs(w)) for g, w in zip(got, want))
+        except Exception as err:
+            got, held = f"{type(err).__name__}: {err}", False
+        failed += not held
+        print("✓" if held else "✗", what, "=", got, "" if held else f"(expected {want})")
+    raise SystemExit(1 if failed else 0)
+# ── end of self-test ───────────────────────────────────────────────────
+'''
+
+
 def compose_file(filename, sections):
-    """engine.py's or gpt.py's text from {name: source}: the header, then the sections in order."""
-    return compose(header(filename), sections, step_of, order)
+    """engine.py's or gpt.py's text from {name: source}: the header, the sections in order, and
+    engine.py's self-test."""
+    return compose(header(filename), sections, step_of, order, footer=self_test(filename))
 
 
 def ensure_files(folder=".", filenames=(ENGINE_FILE,)):
@@ -82,7 +124,7 @@ def ensure_files(folder=".", filenames=(ENGINE_FILE,)):
         path = os.path.join(folder, filename)
         if not os.path.exists(path):
             with open(path, "w", encoding="utf-8") as f:
-                f.write(header(filename))
+                f.write(compose_file(filename, {}))
 
 
 def check_imports(source, filename, where):

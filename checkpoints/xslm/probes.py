@@ -25,6 +25,7 @@ OPERATIONS = {
     "sub_number": lambda r, i, c: r[i] - c,
     "number_sub": lambda r, i, c: c - r[i],
     "number_mul": lambda r, i, c: c * r[i],
+    "mul_number": lambda r, i, c: r[i] * c,
     "div_number": lambda r, i, c: r[i] / c,
     "number_div": lambda r, i, c: c / r[i],
 }
@@ -135,15 +136,21 @@ def state_round_trip(engine, gpt, dims, seed):
 
 
 def refuses_shape(engine, gpt, dims, seed):
-    """load() of a state with one row too few: [the exception's name, the weights unchanged]."""
+    """load() of three states of another shape (a row too few, a row one number short, a matrix
+    missing): for each, [the exception's name, the weights unchanged]."""
     m = gpt.GPT(*dims, seed=seed)
     before = m.state()
-    try:
-        m.load(dict(before, head=before["head"][:-1]))
-        raised = None
-    except Exception as err:  # which exception it was is the answer
-        raised = type(err).__name__
-    return [raised, m.state() == before]
+    short_row = [before["token"][0][:-1]] + before["token"][1:]
+    missing = {name: rows for name, rows in before.items() if name != "head"}
+    answers = []
+    for state in (dict(before, head=before["head"][:-1]), dict(before, token=short_row), missing):
+        try:
+            m.load(state)
+            raised = None
+        except Exception as err:  # which exception it was is the answer
+            raised = type(err).__name__
+        answers.append([raised, m.state() == before])
+    return answers
 
 
 def refuses_length(engine, gpt, dims, seed):

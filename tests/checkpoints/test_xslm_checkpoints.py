@@ -236,3 +236,89 @@ def test_two_mistakes_on_different_probes_are_named_together():
     assert "two mistakes at once" in text
     assert BY_NAME["engine.recursive_backward"].title in text
     assert BY_NAME["engine.no_zeroing"].title in text
+
+
+ROW_COUNTS_ONLY = """
+def load(self, state):
+    if [len(m) for m in state.values()] != [len(m) for m in self.weights.values()]:
+        raise ValueError("another shape")
+    for name, matrix in self.weights.items():
+        for row, saved in zip(matrix, state[name]):
+            for v, number in zip(row, saved):
+                v.data = float(number)
+"""
+
+
+def learner_modules(engine_text=None, gpt_text=None):
+    """(engine, gpt) modules from the reference's files, either one replaced by a learner's text."""
+    from grading.authoring.mistakes.part_two import modules, source
+
+    texts = {
+        "engine.py": engine_text or source("engine.py"),
+        "gpt.py": gpt_text or source("gpt.py"),
+    }
+    return modules(texts, "learner")
+
+
+def failed_claims(name, engine_text=None, gpt_text=None):
+    """The words of the checks that fail at one checkpoint on such a learner's files."""
+    report = checkpoint_report(name, Local(*learner_modules(engine_text, gpt_text)))
+    return [c.what for c in report.checks if not c.passed]
+
+
+def test_a_load_that_counts_only_rows_fails_the_refusal_check():
+    """A short row or a missing matrix must be refused too: counting rows is not enough."""
+    from checkpoints.i18n import lookup
+    from grading.authoring.mistakes import replace_function
+    from grading.authoring.mistakes.part_two import source
+
+    text = replace_function(source("gpt.py"), "GPT.load", ROW_COUNTS_ONLY)
+    assert failed_claims("GPT", gpt_text=text) == [lookup("xslm_claims", "gpt_refuses")]
+
+
+@pytest.mark.parametrize("method", ["__radd__", "__neg__", "__rtruediv__"])
+def test_a_value_without_a_reflected_operation_fails_the_results_check(method):
+    """3 + v, -v and 3 / v are probed on their own: a Value without the method fails its results."""
+    from checkpoints.i18n import lookup
+    from grading.authoring.mistakes.part_two import source
+
+    text = source("engine.py") + f"\ndel Value.{method}\n"
+    assert lookup("xslm_claims", "value_results") in failed_claims("Value", engine_text=text)
+
+
+def run_engine(folder):
+    """`python3 engine.py` in folder, as a learner runs it: (exit status, what it printed)."""
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "engine.py"], cwd=folder, capture_output=True, text=True, timeout=60
+    )
+    return done.returncode, done.stdout + done.stderr
+
+
+def test_python3_engine_py_runs_its_self_test(tmp_path):
+    """engine.py ends with a self-test: the stub says Value is missing; the reference's sections
+    pass it (✓, exit 0); overwritten gradients fail it (✗ with the expected numbers, exit 1).
+    Re-saving keeps one self-test at the end, and reading the file back leaves it out."""
+    from checkpoints.sections import read_sections
+    from grading.authoring.mistakes.part_two import buggy_texts, source
+
+    files.ensure_files(str(tmp_path))
+    status, said = run_engine(tmp_path)
+    assert status != 0 and "no Value yet" in said
+    _, reference = read_sections(source("engine.py"))
+    for name, section in reference.items():
+        files.save_section(name, section, str(tmp_path))
+    text = (tmp_path / "engine.py").read_text(encoding="utf-8")
+    assert text.count("# ── self-test") == 1
+    assert text.rstrip().splitlines()[-1].startswith("# ── end of self-test")
+    assert read_sections(text)[1] == reference
+    # a line a learner adds after the self-test still belongs to the last section, as before
+    assert read_sections(text + "\nextra = 1\n")[1]["norm"].endswith("extra = 1\n")
+    status, said = run_engine(tmp_path)
+    assert status == 0 and said.count("✓") == 2 and "✗" not in said, said
+    _, wrong = read_sections(buggy_texts("engine.overwrite_gradients")["engine.py"])
+    files.save_section("Value", wrong["Value"], str(tmp_path))
+    status, said = run_engine(tmp_path)
+    assert status == 1 and "✗ (a·b + a)²" in said and "expected [324.0, 216.0, 108.0]" in said, said

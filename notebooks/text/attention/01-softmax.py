@@ -16,6 +16,8 @@
 #
 # $$\operatorname{softmax}(x)_i = \frac{e^{x_i}}{\sum_j e^{x_j}}$$
 #
+# ($\sum_j$ means: add up over every $j$, here every score of the row.)
+#
 # By the end of this notebook `model.py` holds `softmax(xs)`: a list in, a list of the same length out,
 # summing to 1, and still correct when the inputs are in the thousands.
 #

@@ -59,8 +59,9 @@ with demo():
 # ## Your turn: `causal_mask(n)` (5 points)
 #
 # Return an $n \times n$ list of booleans with `mask[i][j] = i >= j`. Then make sure your `attention`
-# from step 2 applies `mask` to the **scores** (if it does not yet, edit `02-attention.ipynb`, re-run
-# its save cell, and come back: the checkpoint reads `model.py`).
+# from step 2 applies `mask` to the **scores**. If it does not yet, edit `02-attention.ipynb` and re-run
+# its save cell; the checkpoint reads `model.py` afresh, but this notebook still holds the old
+# `attention`, so restart its kernel (Kernel → Restart) and run it again from the top.
 
 # %% id="step03-causal-mask-solution" nbgrader={"grade": false, "grade_id": "step03-causal-mask-solution", "locked": false, "schema_version": 3, "solution": true}
 def causal_mask(n):

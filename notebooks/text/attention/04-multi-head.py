@@ -24,6 +24,10 @@
 #   `attention` does that for free, because it computes $d_k$ from `len(K[0])`.
 # - With $h = 1$ the only slice is the whole matrix, so `multi_head(Q, K, V, 1)` must equal
 #   `attention(Q, K, V)[0]` exactly: the best self-check you have.
+#
+# The cell below cuts a row of 8 features for 2 heads in two ways. `row[a:b]` keeps items `a` to
+# `b − 1`: block $k$ of `width` neighbours, which is what a head sees. `row[k::h]` keeps every $h$-th
+# item starting at `k` (*interleaved*): each head would get scattered features, a classic mistake.
 
 # %% id="step04-setup" nbgrader={"grade": false, "grade_id": "step04-setup", "locked": true, "schema_version": 3, "solution": false}
 from checkpoints import check, demo, ensure_model, save
@@ -58,18 +62,15 @@ print("interleaved (wrong):", [row[k::h] for k in range(h)])
 with demo():
     X = [[1.0, 0.0, 2.0, 0.0], [1.0, 0.0, -2.0, 0.0]]
     halves = [[row[0:2] for row in X], [row[2:4] for row in X]]
+    outputs = []
     for k, S in enumerate(halves):
         out, weights = attention(S, S, S)
+        outputs.append(out)
         print(f"head {k}: slice {S}")
         print(f"         weights {[[round(w, 3) for w in r] for r in weights]}")
         print(f"         output  {[[round(v, 3) for v in r] for r in out]}")
-    print(
-        "concatenated rows:",
-        [
-            [round(v, 3) for v in a + b]
-            for a, b in zip(attention(*[halves[0]] * 3)[0], attention(*[halves[1]] * 3)[0])
-        ],
-    )
+    joined = [a + b for a, b in zip(outputs[0], outputs[1])]
+    print("concatenated rows:", [[round(v, 3) for v in row] for row in joined])
 
 
 # %% [markdown] id="heads-worked-example-read"
@@ -81,7 +82,9 @@ with demo():
 # %% [markdown] id="cell-03"
 # ## Your turn: `multi_head(Q, K, V, h, mask=None)` (5 points)
 #
-# Raise `ValueError` with a clear message when $d$ is not divisible by $h$. Pass `mask` on to every head.
+# Write `columns` (the slice of every row that a head sees) and `multi_head`. When $d$ is not divisible
+# by $h$, raise a `ValueError` with a message that says so: `raise ValueError("...")` stops the
+# function there, with your message in place of the dots. Pass `mask` on to every head.
 
 # %% id="step04-multi-head-solution" nbgrader={"grade": false, "grade_id": "step04-multi-head-solution", "locked": false, "schema_version": 3, "solution": true}
 def columns(M, start, stop):
@@ -92,7 +95,7 @@ def columns(M, start, stop):
 
 
 def multi_head(Q, K, V, h, mask=None):
-    """concat_k attention(Q_k, K_k, V_k), Q_k = Q[:, k·d/h : (k+1)·d/h]"""
+    """concat_k attention(Q_k, K_k, V_k), Q_k = columns(Q, k·d/h, (k+1)·d/h)"""
     ### BEGIN SOLUTION
     d = len(Q[0])
     if not isinstance(h, int) or h < 1 or d % h != 0:

@@ -11,7 +11,8 @@
 # %% [markdown] id="cell-00"
 # # Step 5 · Attention cannot see order, until you tell it
 #
-# Shuffle the rows of `X` and run self-attention: you get the same output rows, shuffled the same way.
+# Shuffle the rows of `X` and run self-attention (attention with $Q = K = V = X$): you get the same
+# output rows, shuffled the same way.
 # Nothing in $\operatorname{softmax}(QK^\top/\sqrt d)\,V$ depends on *where* a row sits, only on what
 # it contains. This is **permutation equivariance**: "dog bites man" and "man bites dog" look alike.
 #
@@ -61,7 +62,7 @@ print(
 #
 # Return $n$ rows (positions) of $d$ values (features).
 # Aim for the sinusoidal scheme of the cell above (the checkpoint accepts any encoding whose values
-# lie in $[-1, 1]$ and whose rows all differ): for feature $c$, let $i = \lfloor c/2 \rfloor$ and
+# lie in $[-1, 1]$ and whose rows all differ): for feature $c$, let $i = \lfloor c/2 \rfloor$ (`c // 2`) and
 # angle $= p / 10000^{2i/d}$; even features take the sine of the angle, odd ones the cosine.
 
 # %% id="step05-pos-encoding-solution" nbgrader={"grade": false, "grade_id": "step05-pos-encoding-solution", "locked": false, "schema_version": 3, "solution": true}
@@ -138,8 +139,11 @@ with demo():
     print(f"max |f(PX) - P f(X)| with positional encoding:    {with_pe:.3g}")
 
 # %% [markdown] id="cell-12"
-# Write one sentence saying what the two numbers show: assign it to `conclusion` in the cell below.
-# The same cell writes `outputs/05-perm.txt` with your two numbers and your sentence.
+# A number like `1e-15` is zero up to floating-point rounding. Write one sentence saying what the two
+# numbers show, and assign it to `conclusion` in the cell below: the check wants the word *order* and a
+# word for the shuffle or the positions (shuffle, permutation, position; in Korean 순서 with 섞다, 순열 or
+# 위치; in Japanese 順序 with 並べ替え or 位置). The same cell writes `outputs/05-perm.txt` with your two
+# numbers and your sentence.
 
 # %% id="step05-perm-conclusion" nbgrader={"grade": false, "grade_id": "step05-perm-conclusion", "locked": false, "schema_version": 3, "solution": true}
 with demo():

@@ -56,9 +56,9 @@ print("sample variance (the wrong one here): 32 / 7 =", round(32 / 7, 4))
 # %% [markdown] id="cell-03"
 # ## Your turn: `layer_norm(row, eps=1e-5)` (5 points)
 #
-# One row in, one row out: subtract the row's mean, then divide by the square root of its
-# **population** variance (divide the sum of squares by `len(row)`, not `len(row) - 1`) plus `eps`.
-# `eps` keeps a constant row from dividing by zero; keep it inside the square root.
+# One row in, one row out: subtract the row's mean $\mu$, then divide by $\sqrt{\sigma^2 + \text{eps}}$,
+# where $\sigma^2$ is the **population** variance (the sum of squares divided by `len(row)`, not
+# `len(row) - 1`). `eps` keeps a constant row from dividing by zero; it goes inside the square root.
 
 # %% id="step06-layer-norm-solution" nbgrader={"grade": false, "grade_id": "step06-layer-norm-solution", "locked": false, "schema_version": 3, "solution": true}
 def layer_norm(row, eps=1e-5):

@@ -110,7 +110,7 @@ hidden("block")
 # | what | formula | where in `model.py` |
 # |---|---|---|
 # | projections $W_Q, W_K, W_V$ ($d \times d$) and $W_O$ | $\text{MultiHead}(XW_Q, XW_K, XW_V)\,W_O$ | a `matmul(X, W)` helper; `block` multiplies before and after `multi_head` |
-# | gain $\gamma$ and bias $\beta$ per feature | $\gamma \odot \operatorname{LN}(x) + \beta$ | two extra arguments of `layer_norm` |
+# | gain $\gamma$ and bias $\beta$ per feature | $\gamma \odot \operatorname{LN}(x) + \beta$ ($\odot$: feature by feature) | two extra arguments of `layer_norm` |
 # | the MLP: two linear layers, usually $4d$ wide, with a ReLU or GELU between | $X' + \text{MLP}(\operatorname{LN}(X'))$, a second residual after attention | a new `mlp(row, W1, b1, W2, b2)`; `block` gains a second half |
 # | many blocks, plus token embeddings in and a linear head out | $\text{block}_L(\cdots\text{block}_1(E[\text{tokens}] + PE))$ | a `gpt(tokens, params)` that loops over blocks |
 #

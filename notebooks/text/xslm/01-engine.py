@@ -38,10 +38,12 @@ ensure_files()
 #
 # So each operation only has to know its own local slopes. If every number keeps its inputs and those
 # slopes, one walk from $L$ back to the start multiplies them together along every path. Check the
-# idea with plain floats and a small nudge:
+# idea with plain floats and a small nudge, on $L = c^2$ with $c = a \cdot b + a$. There $a$ reaches
+# $c$ twice, through the product and directly, so $\partial c / \partial a = b + 1$: the slopes of the two
+# paths add up (the first rule below).
 
 # %% id="cell-03"
-a, b = 2.0, 5.0
+a, b = 3.0, 5.0
 eps = 1e-6
 L = lambda a, b: (a * b + a) ** 2  # noqa: E731
 print("nudging a:", (L(a + eps, b) - L(a - eps, b)) / (2 * eps))
@@ -110,9 +112,12 @@ print("chain rule:", 2 * (a * b + a) * (b + 1))  # dL/dc · dc/da, with c = a·b
 # Write the class in the cell below. Each operation returns a new `Value` with its inputs and the local
 # slope for each input (`+`: 1 and 1; `·`: the other factor; `a**k`: $k a^{k-1}$; `exp`: $e^a$;
 # `log`: $1/a$; `relu`: 1 where $a > 0$, else 0). Subtraction and division are written with the others
-# ($a - b = a + (-1)b$, $a / b = a \cdot b^{-1}$), and plain numbers on either side become constants:
-# `-v` needs `__neg__`, and `3 + v`, `3 - v`, `3 * v`, `3 / v` reach `__radd__`, `__rsub__`, `__rmul__`
-# and `__rtruediv__`.
+# ($a - b = a + (-1)b$, $a / b = a \cdot b^{-1}$), and plain numbers on either side become constants.
+#
+# Python turns `v + w` into the call `v.__add__(w)`, `v * w` into `v.__mul__(w)`, and so on. For
+# `3 + v` it first asks the number, `(3).__add__(v)`, which does not know a `Value` and gives up; Python
+# then calls `v.__radd__(3)`, the "reflected" add of the right-hand side. So `3 + v`, `3 - v`, `3 * v`
+# and `3 / v` reach `__radd__`, `__rsub__`, `__rmul__` and `__rtruediv__`, and `-v` reaches `__neg__`.
 # The helpers `lift` and `topological_order` belong in the same cell: `save(Value)` copies the whole
 # cell into `engine.py`.
 
@@ -219,14 +224,14 @@ def topological_order(root):
 
 # %% [markdown] id="cell-07"
 # Try it on the example from above. `a` is used twice, so its gradient should be
-# $2(ab + a)(b + 1) = 144$, the number the nudge gave:
+# $2(ab + a)(b + 1) = 216$, the number the nudge gave (and $b$'s is $2(ab + a)\,a = 108$):
 
 # %% id="cell-08"
 with demo():
-    a, b = Value(2.0), Value(5.0)
+    a, b = Value(3.0), Value(5.0)
     L = (a * b + a) ** 2
     L.backward()
-    print(L.data, a.grad, b.grad)  # 144.0 144.0 48.0
+    print(L.data, a.grad, b.grad)  # 324.0 216.0 108.0
 
 # %% [markdown] id="cell-09"
 # And a chain far deeper than Python's recursion limit (30,000 operations in a row):

@@ -106,7 +106,9 @@ save(linear)
 # $$\operatorname{norm}(x)_i = \frac{x_i - \mu}{\sqrt{\sigma^2 + \varepsilon}},\qquad
 # \mu = \frac1n\sum_i x_i,\quad \sigma^2 = \frac1n\sum_i (x_i - \mu)^2,\quad \varepsilon = 10^{-5}$$
 #
-# Here the mean and the variance are `Value`s: the gradient flows through them too.
+# Here the mean and the variance are `Value`s: the gradient flows through them too. `math.sqrt` takes
+# plain numbers only, but your `Value` already has the power: $1/\sqrt{s} = s^{-1/2}$, so dividing by
+# $\sqrt{\sigma^2 + \varepsilon}$ is multiplying by $(\sigma^2 + \varepsilon)^{-0.5}$.
 
 # %% [markdown] id="cell-13"
 # ## Your turn: `norm(x)` (2 points)

@@ -64,7 +64,7 @@ from engine import Value, linear, norm, softmax
 #
 # The same idea with two axes chosen by hand, speed and size, each from 0 to 1. How alike two things
 # are is their distance, $\sqrt{(x_1 - x_2)^2 + (y_1 - y_2)^2}$: the shorter, the more alike. The cell
-# below draws the map and lists what is nearest to a snail. In the model the axes have no names:
+# below draws the map and lists the three things nearest to a snail. In the model the axes have no names:
 # training chooses them (XSLM has 8, large models thousands). Finding the rows nearest to a vector is
 # what retrieval does (search engines, RAG); the model itself never searches, it only looks rows up.
 
@@ -73,12 +73,13 @@ from checkpoints.pictures import show_points
 
 with demo():
     things = {
-        "snail": [0.02, 0.05], "cat": [0.45, 0.25], "cheetah": [0.95, 0.35],
+        "snail": [0.02, 0.05], "cat": [0.45, 0.25], "cheetah": [0.95, 0.45],
         "horse": [0.75, 0.7], "whale": [0.3, 1.0], "bicycle": [0.4, 0.4], "train": [0.85, 0.95],
     }  # fmt: skip
     here = things["snail"]
-    for name in sorted(things, key=lambda name: math.dist(things[name], here))[:4]:
-        print(f"{name:8} {math.dist(things[name], here):.3f}")
+    others = [name for name in things if name != "snail"]
+    for name in sorted(others, key=lambda name: math.dist(things[name], here))[:3]:
+        print(f"{math.dist(things[name], here):.3f}  {name}")
     display(show_points(things, "speed", "size"))
 
 # %% [markdown] id="cell-03"
