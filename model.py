@@ -50,7 +50,7 @@ def columns(M, start, stop):
 
 
 def multi_head(Q, K, V, h, mask=None):
-    """concat_k attention(Q_k, K_k, V_k), Q_k = Q[:, k·d/h : (k+1)·d/h]"""
+    """concat_k attention(Q_k, K_k, V_k), Q_k = columns(Q, k·d/h, (k+1)·d/h)"""
     d = len(Q[0])
     if not isinstance(h, int) or h < 1 or d % h != 0:
         raise ValueError(

@@ -47,6 +47,16 @@ def window_loss(gpt):
     return gpt.loss(gpt.GPT(10, 8, 12, seed=2), [1, 2, 3, 4], [2, 3, 4, 5]).data
 
 
+def token_row_moved_unused(gpt):
+    """Whether token 0's row moves in a training step whose window does not use it (it used it
+    the step before): only a gradient left over from that step can move it."""
+    model = gpt.GPT(10, 8, 12, seed=2)
+    gpt.train_step(model, [0, 1, 2], [1, 2, 3], 0.5)
+    before = model.state()["token"][0]
+    gpt.train_step(model, [4, 5, 6], [5, 6, 7], 0.5)
+    return model.state()["token"][0] != before
+
+
 SYMPTOMS = {
     "engine.recursive_backward": lambda e, g: _raises(
         RecursionError, lambda: deep_chain(e)[1].backward()
@@ -60,6 +70,7 @@ SYMPTOMS = {
     "gpt.no_sqrt_width": lambda e, g: row(g, [1, 2, 3], 2) != row(reference_gpt, [1, 2, 3], 2),
     "gpt.loss_no_minus": lambda e, g: window_loss(g) < 0,
     "gpt.loss_no_log": lambda e, g: -1.0 < window_loss(g) < 0.0,
+    "gpt.stale_gradients": lambda e, g: token_row_moved_unused(g),
 }
 
 
