@@ -10,7 +10,7 @@ export PYTHONPATH := $(CURDIR)
 # SYSTEM_INSTALL=0: only tell. BWRAP=/path: the sandbox's bubblewrap, if not the one on PATH.
 SYSTEM := $(PYTHON) -m grading system
 
-.PHONY: course-user system-test system-grading system-feedback system-demo system-browser system-postgres site collect bench-site lab lint format test test-fast postgres postgres-stop bench-grading release autograde feedback grades demo reference fingerprints notebooks bench sandbox clean
+.PHONY: course-user system-test system-grading system-feedback system-demo system-browser system-postgres site collect bench-site lab lint format test test-fast postgres postgres-stop bench-grading release autograde feedback grades report similar demo reference fingerprints notebooks bench sandbox clean
 
 # .venv is made from the course's own copy of the interpreter (.python/, grading/machine/interpreter.py):
 # the course user and every sandbox can run it, wherever PYTHON was installed.
@@ -132,8 +132,16 @@ feedback: system-feedback $(BIN)/.installed $(VENV)/mathjax/MathJax.js
 grades: $(BIN)/.installed
 	$(BIN)/python -m grading grades --part $(PART)
 
+## make similar: records/similar.html, pairs of submissions unusually alike (a list to review)
+similar: $(BIN)/.installed
+	$(BIN)/python -m grading similar --part $(PART)
+
+## make report: records/report.html and report.json, the class report (DEMO=1: make demo's class)
+report: $(BIN)/.installed
+	$(BIN)/python -m grading report --part $(PART) $(if $(filter 1,$(DEMO)),--demo)
+
 ## make demo: release, a simulated class (correct, empty, six classic mistakes, half-finished), grade, table
-## PART=xslm: part two's class (correct, empty, its eight catalogued mistakes); table grades-xslm.csv
+## PART=xslm: part two's class (correct, empty, its nine catalogued mistakes); table grades-xslm.csv
 ## all in demo/, a class folder of its own (demo/submitted/, demo/records/gradebook.db and grades.csv):
 ## the course's submissions and gradebook are never touched
 demo: system-demo $(BIN)/.installed $(VENV)/mathjax/MathJax.js

@@ -196,15 +196,22 @@ def feedback(assignment=ASSIGNMENT):
 
 
 def grade_table(assignment=ASSIGNMENT):
-    """[(student, {grade_id: score}, total, max, diagnoses)] from the gradebook."""
+    """[(student, {grade_id: score}, total, max, diagnoses)] from the gradebook: every student
+    with a folder in submitted/ or a name in the gradebook; one with no graded submission has no
+    scores and a total of 0 (ungraded() says why)."""
     from nbgrader.api import Gradebook, MissingEntry
 
     rows = []
     with Gradebook(db_url()) as gb:
-        for student in students(assignment):
+        try:
+            top = gb.find_assignment(assignment).max_score
+        except MissingEntry:
+            top = 0.0
+        for student in sorted(set(students(assignment)) | {s.id for s in gb.students}):
             try:
                 submission = gb.find_submission(assignment, student)
             except MissingEntry:
+                rows.append((student, {}, 0.0, top, []))
                 continue
             scores = {
                 grade.name: grade.score
@@ -216,9 +223,24 @@ def grade_table(assignment=ASSIGNMENT):
     return rows
 
 
+def ungraded(student, scores, assignment=ASSIGNMENT):
+    """Why a row of the grades table has no scores (handed in, or not), else None."""
+    if scores:
+        return None
+    if student in students(assignment):
+        return "handed in but not graded yet: make autograde grades it"
+    return "no submission: in the gradebook, nothing handed in"
+
+
+def row_notes(student, scores, assignment=ASSIGNMENT):
+    """The problems column of one row: why it has no scores, if so, then every problem met."""
+    why = ungraded(student, scores, assignment)
+    return ([why] if why else []) + problems_of(student, assignment)
+
+
 def cell_scores():
     """{student: {grade_id: score}} for every graded student: the gradebook, cell by cell."""
-    return {student: scores for student, scores, *_ in grade_table()}
+    return {student: scores for student, scores, *_ in grade_table() if scores}
 
 
 def grades(path=None, assignment=ASSIGNMENT):
@@ -233,15 +255,13 @@ def grades(path=None, assignment=ASSIGNMENT):
         writer = csv.writer(f)
         writer.writerow(["student"] + columns + ["total", "max", "diagnosis", "problems"])
         for student, scores, total, top, diagnoses in rows:
-            writer.writerow(
-                [student]
-                + [scores.get(c, 0) for c in columns]
-                + [total, top, " ".join(diagnoses), "; ".join(problems_of(student, assignment))]
-            )
+            cells = [scores.get(c, 0) for c in columns]
+            notes = "; ".join(row_notes(student, scores, assignment))
+            writer.writerow([student, *cells, total, top, " ".join(diagnoses), notes])
     print(f"wrote {os.path.relpath(path, ROOT)}")
     print(f"{'student':22} {'score':>9}  diagnosis / problems")
-    for student, _, total, top, diagnoses in rows:
-        notes = diagnoses + problems_of(student, assignment)
+    for student, scores, total, top, diagnoses in rows:
+        notes = diagnoses + row_notes(student, scores, assignment)
         print(f"{student:22} {total:5.1f}/{top:<3.0f}  {'; '.join(notes) or '-'}")
     return rows
 

@@ -18,6 +18,8 @@ COMMANDS = {
         ("autograde", "grading.classroom", "grade every submission of a part (nbgrader + judge)"),
         ("feedback", "grading.classroom", "a feedback page for every graded student"),
         ("grades", "grading.classroom", "the class's grades as CSV, a column per checkpoint"),
+        ("report", "grading.report", "the class report: scores, named mistakes, who needs a look"),
+        ("similar", "grading.similarity", "pairs of submissions unusually alike, to review"),
         ("demo", "grading.classroom", "release, a simulated class, autograde, feedback, grades"),
         ("collect", "grading.nbgrader.collect", "unpack the learners' zips into submitted/"),
         ("judge", "grading.verdicts", "every graded cell's verdict for one submission"),

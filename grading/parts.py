@@ -28,6 +28,7 @@ class Part:
     reference: dict  # {file its masters write: where the repository keeps it}
     judge: str  # its module of grading/judge: Judgement, CELLS, judge_folder
     package_leaves_out: list  # what of checkpoints/ its release leaves out (the others' share)
+    catalogue: str  # "module:NAME" of its {name: catalogued mistake} (the class report's words)
     demo: str = ""  # "module:function" that writes its demo class into submitted/ (if it has one)
     prepare_workspace: str = ""  # "module:function": given a workspace, adds its stub files
 
@@ -62,6 +63,7 @@ PARTS = {
             learner_files=[MODEL_FILE] + [f"{OUTPUTS}/{name}" for name in ARTIFACT_CHECKS],
             reference={MODEL_FILE: MODEL_FILE, **outputs(ARTIFACT_CHECKS)},
             judge="grading.judge.attention",
+            catalogue="checkpoints.attention.catalogue:BY_NAME",
             demo="grading.classroom:demo_class",
             package_leaves_out=["xslm"],  # part two's subpackage, its answer table included
             prepare_workspace="checkpoints.attention.modelfile:ensure_model_in",
@@ -76,6 +78,7 @@ PARTS = {
                 **outputs(XSLM_ARTIFACTS),
             },  # fmt: skip
             judge="grading.judge.xslm",
+            catalogue="checkpoints.xslm.checks:BY_NAME",
             demo="grading.classroom:demo_class_xslm",
             package_leaves_out=["attention"],  # part one's subpackage, its answer table included
             prepare_workspace="checkpoints.xslm.files:ensure_files",

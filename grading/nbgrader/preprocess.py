@@ -476,7 +476,8 @@ class JudgeCells(NbGraderPreprocessor):
             "attention_problems", []
         )
         found = relevant(judgement.problems, cells, graded)
-        record = {"cells": cells, "problems": problems + found}
+        edition = resources.get("attention_edition", i18n.DEFAULT)
+        record = {"cells": cells, "problems": problems + found, "edition": edition}
         with open(record_path(info["student"], info["notebook"]), "w", encoding="utf-8") as f:
             json.dump(record, f, indent=1, sort_keys=True, ensure_ascii=False)
         return nb, resources

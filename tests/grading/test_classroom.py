@@ -113,3 +113,96 @@ def test_demo_students_have_names_in_the_gradebook(table):
     with Gradebook(f"sqlite:///{os.path.join(classroom.DEMO, 'records', 'gradebook.db')}") as gb:
         named = {s.id: (s.first_name, s.last_name) for s in gb.students}
     assert all(named[student][0] and named[student][1] for student in table)
+
+
+def master_points():
+    """{grade_id: points} of part one's graded cells, read from the master notebooks' metadata."""
+    import nbformat
+
+    from grading.paths import masters
+
+    points = {}
+    for name in sorted(os.listdir(masters("attention"))):
+        book = nbformat.read(os.path.join(masters("attention"), name), as_version=4)
+        for cell in book.cells:
+            meta = cell.metadata.get("nbgrader", {})
+            if meta.get("grade"):
+                points[meta["grade_id"]] = float(meta["points"])
+    return points
+
+
+@pytest.fixture(scope="module")
+def class_report(table):
+    """`python -m grading report --demo` after the demo: its JSON, its page's path."""
+    import json
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "grading", "report", "--demo"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=600)  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    records = os.path.join(classroom.DEMO, "records")
+    with open(os.path.join(records, "report.json"), encoding="utf-8") as f:
+        return json.load(f), os.path.join(records, "report.html")
+
+
+def test_the_class_report_agrees_with_grades_csv(table, class_report):
+    """Every count of the report, derived again from grades.csv and the masters' points: the
+    students, each cell's share at full points, each named mistake's learners, the totals."""
+    report, _ = class_report
+    points = master_points()
+    assert report["students"] == report["graded"] == len(table)
+    assert report["max"] == pytest.approx(sum(points.values()))
+    rows = {r["grade_id"]: r for r in report["checkpoints"]}
+    assert set(rows) == set(points)
+    for grade_id, top in points.items():
+        full = sum(float(row[grade_id]) >= top for row in table.values())
+        assert rows[grade_id]["passing"] == pytest.approx(full / len(table)), grade_id
+    named = {}
+    for student, row in table.items():
+        for name in row["diagnosis"].split():
+            named.setdefault(name, set()).add(student)
+    assert {m["name"]: set(m["who"]) for m in report["mistakes"]} == named
+    counts = [m["students"] for m in report["mistakes"]]
+    assert counts == sorted(counts, reverse=True)
+    totals = sorted(float(row["total"]) for row in table.values())
+    assert report["mean"] == pytest.approx(sum(totals) / len(totals))
+    assert sum(count for *_, count in report["histogram"]) == len(table)
+    look = {s["student"] for s in report["look"]}
+    assert "empty" in look and "correct" not in look
+
+
+def test_the_class_report_names_where_each_mistake_is_taught(class_report):
+    """A mistake the demo class made points at the notebook whose checkpoint spots it."""
+    report, _ = class_report
+    for row in report["mistakes"]:
+        step = step_number(BY_NAME[row["name"]].checkpoint)
+        assert row["notebook"].startswith(f"{step:02d}-"), row
+
+
+@pytest.mark.browser
+def test_the_class_report_opens_in_a_real_browser(class_report):
+    """chromium shows the page offline: its title, the histogram's SVG, the named mistakes and the
+    checkpoint table; a screenshot lands in test-artifacts/class-report.png."""
+    from playwright.sync_api import sync_playwright
+
+    from tests.test_browser import ARTIFACTS, CHROMIUM, CHROMIUM_FLAGS
+
+    report, path = class_report
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+        tab = browser.new_page(viewport={"width": 1280, "height": 1800})
+        tab.route(
+            "**/*",
+            lambda route: (
+                route.abort() if not route.request.url.startswith("file:") else route.continue_()
+            ),
+        )  # offline: the page needs nothing but itself
+        tab.goto(f"file://{path}")
+        assert tab.title() == "Class report: attention"
+        assert tab.locator("svg[aria-label='score distribution'] rect").count() == 10
+        assert tab.get_by_text(report["mistakes"][0]["title"], exact=True).first.is_visible()
+        assert tab.locator("table").nth(1).locator("tbody tr").count() == len(report["checkpoints"])
+        os.makedirs(ARTIFACTS, exist_ok=True)
+        tab.screenshot(path=os.path.join(ARTIFACTS, "class-report.png"), full_page=True)
+        browser.close()
