@@ -35,7 +35,13 @@ def configure(c):
 
     from grading import course_user
     from grading.nbgrader import records
-    from grading.nbgrader.preprocess import JudgeCells, NotAsRoot, RepairCells, SandboxedExecute
+    from grading.nbgrader.preprocess import (
+        JudgeCells,
+        NotAsRoot,
+        QuietOverwriteCells,
+        RepairCells,
+        SandboxedExecute,
+    )
 
     if "nbgrader" in sys.modules and sys.argv[1:2] in ([name] for name in GRADING_COMMANDS):
         course_user.become([sys.executable, "-m", "nbgrader", *sys.argv[1:]])  # as root only
@@ -57,7 +63,7 @@ def configure(c):
         RepairCells,
         nbp.DeduplicateIds,
         nbp.OverwriteKernelspec,
-        nbp.OverwriteCells,
+        QuietOverwriteCells,  # nbgrader's OverwriteCells, without the hidden-tests false alarm
         nbp.CheckCellMetadata,
     ]
     c.Autograde.autograde_preprocessors = [

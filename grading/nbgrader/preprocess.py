@@ -1,8 +1,10 @@
-"""nbgrader's side of trusted grading: four preprocessors and the intake hook.
+"""nbgrader's side of trusted grading: five preprocessors and the intake hook.
 
 Wired in grader_config.py:
 
     sanitize:  RepairCells        stray or duplicated nbgrader metadata becomes an ordinary cell
+               QuietOverwriteCells  nbgrader's OverwriteCells, without its false alarm about the
+                                  hidden tests the release itself removed (nbgrader#1961)
     autograde: NotAsRoot          an Autograde still running as root stops before any learner code
                SandboxedExecute   the learner's notebook runs in a bubblewrap sandbox; a dead kernel
                                   loses nothing (the notebook keeps what ran)
@@ -25,7 +27,8 @@ import nbformat
 from jupyter_client.connect import port_names
 from jupyter_client.manager import AsyncKernelManager
 from jupyter_core.utils import run_sync
-from nbgrader.preprocessors import Execute, NbGraderPreprocessor
+from nbgrader.api import MissingEntry
+from nbgrader.preprocessors import ClearHiddenTests, Execute, NbGraderPreprocessor, OverwriteCells
 from traitlets import Bool
 
 from checkpoints import i18n
@@ -48,6 +51,35 @@ def add_problem(resources, sentence):
 
 
 # ── sanitize ──
+
+
+def without_hidden_tests(source):
+    """A cell's source as the release hands it out: nbgrader's own hidden-tests block removed."""
+    cell = nbformat.v4.new_code_cell(source)
+    ClearHiddenTests()._remove_hidden_test_region(cell)  # the very code the release ran
+    return cell.source
+
+
+class QuietOverwriteCells(OverwriteCells):
+    """OverwriteCells, without one false alarm. The gradebook keeps a locked cell as the master
+    has it, hidden tests included, but the release removed them, so every honest submission
+    "changed" each hidden cell and nbgrader warned (nbgrader#1961), teaching instructors to ignore
+    the warning. A locked cell whose only difference is that block gets its source back here,
+    silently; any other change still warns, and is overwritten, as nbgrader does."""
+
+    def preprocess_cell(self, cell, resources, cell_index):
+        """Put the hidden tests back where the release alone removed them; then nbgrader's own."""
+        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
+        if grade_id is not None and cell.cell_type == "code":
+            try:
+                kept = self.gradebook.find_source_cell(grade_id, self.notebook_id,
+                                                       self.assignment_id)  # fmt: skip
+            except MissingEntry:
+                kept = None
+            if kept is not None and kept.locked and cell.source != kept.source:
+                if cell.source == without_hidden_tests(kept.source):
+                    cell.source = kept.source
+        return super().preprocess_cell(cell, resources, cell_index)
 
 
 class RepairCells(NbGraderPreprocessor):

@@ -36,12 +36,12 @@ def graded():
     nbgrader("generate_assignment", "attention", "--force")
     shutil.rmtree(os.path.join(classroom.SUBMITTED, STUDENT), ignore_errors=True)
     classroom.write_submission(STUDENT)
-    nbgrader("autograde", "attention", "--student", STUDENT, "--force")
+    autograded = nbgrader("autograde", "attention", "--student", STUDENT, "--force")
     nbgrader("generate_feedback", "attention", "--student", STUDENT, "--force")
     with open(classroom.GRADES_CSV, "w") as f:
         f.write("made by make grades\n")
     nbgrader("export")
-    yield
+    yield {"autograde": autograded.stdout + autograded.stderr}
     shutil.rmtree(os.path.join(classroom.SUBMITTED, STUDENT), ignore_errors=True)
 
 
@@ -52,6 +52,53 @@ def test_autograde_gives_the_judges_full_marks(graded):
     with Gradebook(f"sqlite:///{os.path.join(ROOT, 'records', 'gradebook.db')}") as gb:
         submission = gb.find_submission("attention", STUDENT)
         assert (submission.score, submission.max_score) == (39.0, 39.0)
+
+
+def test_an_honest_submission_raises_no_checksum_alarm(graded):
+    """nbgrader#1961: the release removes each hidden cell's hidden-tests block, so plain
+    OverwriteCells warned "Attribute 'checksum' … has changed!" for every hidden cell of every
+    honest submission. QuietOverwriteCells puts that block back silently."""
+    said = graded["autograde"]
+    assert "Attribute 'checksum'" not in said and "has changed" not in said, said[-3000:]
+
+
+def overwrite(submitted, kept, caplog):
+    """QuietOverwriteCells on one locked cell against a gradebook holding `kept`: (the cell's
+    source afterwards, what it logged)."""
+    import logging
+    from types import SimpleNamespace
+
+    import nbformat
+    from nbgrader.utils import compute_checksum
+
+    from grading.nbgrader.preprocess import QuietOverwriteCells
+
+    meta = {"grade_id": "hidden-cell", "locked": True, "grade": False, "solution": False}
+    original = nbformat.v4.new_code_cell(kept, metadata={"nbgrader": dict(meta)})
+    stored = SimpleNamespace(source=kept, locked=True, cell_type="code",
+                             checksum=compute_checksum(original))  # fmt: skip
+    step = QuietOverwriteCells()
+    step.gradebook = SimpleNamespace(find_source_cell=lambda *_: stored)
+    step.notebook_id, step.assignment_id = "02-attention", "attention"
+    step.log = logging.getLogger("quiet-overwrite-test")
+    cell = nbformat.v4.new_code_cell(submitted, metadata={"nbgrader": dict(meta)})
+    with caplog.at_level(logging.WARNING, logger="quiet-overwrite-test"):
+        cell, _ = step.preprocess_cell(cell, {}, 0)
+    return cell.source, caplog.text
+
+
+KEPT = 'hidden("attention")\n### BEGIN HIDDEN TESTS\n# cases\n### END HIDDEN TESTS'
+
+
+def test_the_release_s_own_change_is_restored_silently(caplog):
+    """The cell as released (hidden tests removed): source back, nothing logged."""
+    assert overwrite('hidden("attention")', KEPT, caplog) == (KEPT, "")
+
+
+def test_any_other_change_of_a_locked_cell_still_warns_and_is_restored(caplog):
+    """A learner's edit of the locked cell: nbgrader's warning, and the gradebook's source."""
+    source, said = overwrite('hidden("attention")  # edited', KEPT, caplog)
+    assert source == KEPT and "has changed" in said
 
 
 def test_feedback_is_written(graded):
