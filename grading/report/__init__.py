@@ -73,8 +73,14 @@ def learners(assignment, scores):
         out.append(Learner(student, cells, sum(cells.values()) if student in scores else None,
                            classroom.diagnoses_of(student, assignment),
                            classroom.problems_of(student, assignment),
-                           editions.pop() if len(editions) == 1 else "en"))  # fmt: skip
+                           edition_of(editions)))  # fmt: skip
     return out
+
+
+def edition_of(editions):
+    """A learner's edition from their notebooks' records: the one they share, "mixed" if they
+    differ, English if none says (a record from before records kept it)."""
+    return editions.pop() if len(editions) == 1 else "mixed" if editions else "en"
 
 
 def checkpoint_rows(assignment, people, cells):
