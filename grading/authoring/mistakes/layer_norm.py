@@ -34,7 +34,7 @@ def unbiased_variance_spelling_1(row, eps=1e-5):
 
 
 @both("layer_norm.unbiased_variance", "layer_norm.no_eps", replaces="layer_norm")
-def unbiased_no_eps(row, eps=1e-5):
+def unbiased_variance_no_eps(row, eps=1e-5):
     mean = sum(row) / len(row)
     sd = math.sqrt(sum((x - mean) ** 2 for x in row) / (len(row) - 1))
     return [(x - mean) / sd for x in row]

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from checkpoints.attention.catalogue import BY_NAME
+from checkpoints.attention.catalogue import BY_NAME, PAIRS
 from checkpoints.xslm.checks import BY_NAME as PART_TWO
 from grading.authoring import mistakes
 from grading.authoring.mistakes import part_two, register
@@ -31,7 +31,8 @@ def decorated(module):
     for node in tree.body:
         if isinstance(node, ast.FunctionDef):
             (call,) = node.decorator_list
-            found.append((node.name, call.func.id, call.args[0].value))
+            names = [a.value for a in call.args[: 2 if call.func.id == "both" else 1]]
+            found.append((node.name, call.func.id, "+".join(names)))  # @both: "first+second"
     return found
 
 
@@ -44,14 +45,19 @@ def test_every_function_is_a_registered_mistake_named_after_it(module):
     functions = decorated(module)
     assert functions
     for function, decorator, name in functions:
-        assert name.startswith(f"{module}.") and name in BY_NAME
-        suffix = name.split(".", 1)[1]
+        halves = name.split("+")
+        assert all(h.startswith(f"{module}.") and h in BY_NAME for h in halves)
+        suffixes = [h.split(".", 1)[1] for h in halves]
         if decorator == "mistake":
-            assert function == suffix
+            assert function == suffixes[0]
+        elif decorator == "both":  # a stored pair of catalogue.PAIRS: named after both halves
+            assert function == "_".join(suffixes) and tuple(halves) in PAIRS
         else:
-            assert decorator == "spelling" and function.startswith(f"{suffix}_spelling_")
-    registered = sum(1 for n in register.BUGGY if n.startswith(f"{module}.")) + sum(
-        len(v) for n, v in register.SPELLINGS.items() if n.startswith(f"{module}.")
+            assert decorator == "spelling" and function.startswith(f"{suffixes[0]}_spelling_")
+    registered = (
+        sum(1 for n in register.BUGGY if n.startswith(f"{module}."))
+        + sum(len(v) for n, v in register.SPELLINGS.items() if n.startswith(f"{module}."))
+        + sum(1 for n in register.BOTH if n.startswith(f"{module}."))
     )
     assert registered == len(functions)
 
