@@ -28,9 +28,9 @@ class Part:
     reference: dict  # {file its masters write: where the repository keeps it}
     judge: str  # its module of grading/judge: Judgement, CELLS, judge_folder
     package_leaves_out: list  # what of checkpoints/ its release leaves out (the others' share)
-    catalogue: str  # "module:NAME" of its {name: catalogued mistake} (the class report's words)
     demo: str = ""  # "module:function" that writes its demo class into submitted/ (if it has one)
     prepare_workspace: str = ""  # "module:function": given a workspace, adds its stub files
+    catalogue: str = ""  # "module:NAME" of its {name: catalogued mistake}, if it names mistakes
 
     @property
     def masters(self):

@@ -103,8 +103,9 @@ def checkpoint_rows(assignment, people, cells):
 
 def mistake_rows(assignment, people, cells):
     """Per named mistake, most frequent first: who made it, its words, the notebook teaching it."""
-    catalogue = load(registered(assignment).catalogue)
-    kinds = load(f"{registered(assignment).judge}:CELLS")
+    part = registered(assignment)
+    catalogue = load(part.catalogue) if part.catalogue else {}  # a part may name no mistakes
+    kinds = load(f"{part.judge}:CELLS")
     taught = {what: cells[g][0] for g, (kind, what) in kinds.items()
               if kind == "visible" and g in cells}  # fmt: skip
     who = {}

@@ -3,6 +3,7 @@ cell) added to a copy of the course with one registry entry and its own files, t
 autograded and tabled by the course's own commands, as root hands them over."""
 
 import csv
+import json
 import os
 import shutil
 import subprocess
@@ -133,5 +134,11 @@ def test_a_third_part_is_released_graded_and_tabled_by_the_course_commands():
         assert float(rows["bob"]["total"]) == pytest.approx(0.0)
         judged = run(copy, "judge", os.path.join(copy, "submitted", "bob", "tiny")).stdout
         assert "[FAIL] tiny-double-checks" in judged and "double(2) is 4" in judged
+        run(copy, "report", "--part", "tiny")  # a part that names no mistakes still reports
+        with open(os.path.join(copy, "records", "report-tiny.json"), encoding="utf-8") as f:
+            report = json.load(f)
+        assert (report["students"], report["graded"], report["mistakes"]) == (2, 2, [])
+        shares = {row["grade_id"]: row["passing"] for row in report["checkpoints"]}
+        assert shares == pytest.approx({"tiny-double-checks": 0.5, "tiny-double-hidden": 0.5})
     finally:
         shutil.rmtree(copy, ignore_errors=True)
