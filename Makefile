@@ -10,7 +10,7 @@ export PYTHONPATH := $(CURDIR)
 # SYSTEM_INSTALL=0: only tell. BWRAP=/path: the sandbox's bubblewrap, if not the one on PATH.
 SYSTEM := $(PYTHON) -m grading system
 
-.PHONY: course-user system-test system-grading system-feedback system-demo system-browser system-postgres site collect bench-site lab lint format test test-fast postgres postgres-stop bench-grading release autograde feedback grades report similar demo reference fingerprints notebooks bench sandbox clean
+.PHONY: course-user system-test system-grading system-feedback system-demo system-browser system-postgres site collect bench-site lab lint format test test-fast postgres postgres-stop bench-grading release autograde feedback grades report similar roster export demo reference fingerprints notebooks bench sandbox clean
 
 # .venv is made from the course's own copy of the interpreter (.python/, grading/machine/interpreter.py):
 # the course user and every sandbox can run it, wherever PYTHON was installed.
@@ -51,6 +51,8 @@ system-postgres:
 ## PART=xslm: part two (the tiny GPT), added to the same workspace, opened on its notebook 1
 EDITION ?= en
 PART ?= attention
+LMS ?= plain
+COLUMNS ?= total
 WORKSPACE ?= workspace
 LAB_FLAGS ?=
 FIRST_NOTEBOOK := $(if $(filter xslm,$(PART)),01-engine.ipynb,01-softmax.ipynb)
@@ -135,6 +137,19 @@ grades: $(BIN)/.installed
 ## make similar: records/similar.html, pairs of submissions unusually alike (a list to review)
 similar: $(BIN)/.installed
 	$(BIN)/python -m grading similar --part $(PART)
+
+## make roster ROSTER=roster.csv: the students' names, emails and LMS ids into the gradebook
+## (a field the gradebook already holds changes only with FORCE=1; DEMO=1: make demo's gradebook)
+roster: $(BIN)/.installed
+	@test -n "$(ROSTER)" || { echo "make roster needs ROSTER=path/to/roster.csv" >&2; exit 2; }
+	$(BIN)/python -m grading roster "$(ROSTER)" $(if $(filter 1,$(FORCE)),--force) \
+		$(if $(filter 1,$(DEMO)),--demo)
+
+## make export LMS=canvas|moodle|plain [COLUMNS=checkpoints] [TITLE="..."]: records/exports/<lms>.csv
+## (DEMO=1: make demo's class)
+export: $(BIN)/.installed
+	$(BIN)/python -m grading export --to $(LMS) --columns $(COLUMNS) --part $(PART) \
+		$(if $(TITLE),--title "$(TITLE)") $(if $(filter 1,$(DEMO)),--demo)
 
 ## make report: records/report.html and report.json, the class report (DEMO=1: make demo's class)
 report: $(BIN)/.installed

@@ -494,6 +494,13 @@ def demo(assignment=ASSIGNMENT):
     return rows
 
 
+def in_demo_class(argv):
+    """`python -m grading <argv>` run on demo/'s class, not the course's: its exit status."""
+    env = dict(course.tool_environment(), ATTENTION_COURSE=DEMO)
+    env.pop("DB_URL", None)  # the demo's gradebook is its own SQLite file, not the course's server
+    return subprocess.run([sys.executable, "-m", "grading", *argv], cwd=ROOT, env=env).returncode
+
+
 def demo_in_its_folder(assignment=ASSIGNMENT):
     """Run the demo in a process whose class folder is demo/; the rows of the table it wrote.
 
@@ -501,12 +508,9 @@ def demo_in_its_folder(assignment=ASSIGNMENT):
     grading servers are processes of their own: starting one with ATTENTION_COURSE=demo/ is what
     makes all of them see the demo's class and none of them the course's.
     """
-    env = dict(course.tool_environment(), ATTENTION_COURSE=DEMO)
-    env.pop("DB_URL", None)  # the demo's gradebook is its own SQLite file, not the course's server
-    command = [sys.executable, "-m", "grading", "demo", "--part", assignment]
-    done = subprocess.run(command, cwd=ROOT, env=env)
-    if done.returncode != 0:
-        raise SystemExit(f"make demo failed (exit {done.returncode}); its output is above")
+    code = in_demo_class(["demo", "--part", assignment])
+    if code != 0:
+        raise SystemExit(f"make demo failed (exit {code}); its output is above")
     name = os.path.basename(table_file(assignment))
     return read_grades(os.path.join(DEMO, os.path.relpath(RECORDS, COURSE), name))
 

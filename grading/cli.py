@@ -20,6 +20,8 @@ COMMANDS = {
         ("grades", "grading.classroom", "the class's grades as CSV, a column per checkpoint"),
         ("report", "grading.report", "the class report: scores, named mistakes, who needs a look"),
         ("similar", "grading.similarity", "pairs of submissions unusually alike, to review"),
+        ("roster", "grading.lms", "the students' names, emails and LMS ids into the gradebook"),
+        ("export", "grading.lms", "the grades in Canvas's, Moodle's or a plain import layout"),
         ("demo", "grading.classroom", "release, a simulated class, autograde, feedback, grades"),
         ("collect", "grading.nbgrader.collect", "unpack the learners' zips into submitted/"),
         ("judge", "grading.verdicts", "every graded cell's verdict for one submission"),

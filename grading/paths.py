@@ -9,6 +9,7 @@ with demo/) holds what learners hand in and what grading makes of it:
     records/gradebook.db             the SQLite gradebook (or DB_URL)
     records/grades.csv               the tables `make grades` writes (grades-<part>.csv after
                                      the first part); nbgrader/records.py moves older layouts'
+    records/exports/<lms>.csv        grades in an LMS's import layout (`make export`)
     downloaded/<part>/archive/       the in-browser edition's hand-in zips (`make collect`)
 
 Standard library only, and it imports nothing of the course: everything else imports it.
@@ -67,6 +68,7 @@ RECORDS = os.path.join(
 )  # the gradebook and the tables (grading/nbgrader/records.py)
 SQLITE_GRADEBOOK = os.path.join(RECORDS, "gradebook.db")
 GRADES_CSV = os.path.join(RECORDS, "grades.csv")  # part one's table; another part's: grades_csv()
+EXPORTS = os.path.join(RECORDS, "exports")  # `make export`: grades in an LMS's import layout
 EXPORT_CSV = "gradebook-export.csv"  # `nbgrader export`, relative to where it runs
 
 

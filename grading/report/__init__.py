@@ -12,7 +12,6 @@ import dataclasses
 import json
 import os
 import statistics
-import subprocess
 import sys
 
 from grading import classroom, course_user
@@ -224,10 +223,7 @@ def main(args):
     if (args.demo or fallback) and COURSE != DEMO:
         if fallback:
             print("report: the course has no graded class yet; reporting make demo's class")
-        env = dict(os.environ, ATTENTION_COURSE=DEMO)
-        env.pop("DB_URL", None)
-        command = [sys.executable, "-m", "grading", "report", "--part", args.part]
-        return subprocess.run(command, cwd=ROOT, env=env).returncode
+        return classroom.in_demo_class(["report", "--part", args.part])
     course_user.become([sys.executable, "-m", "grading", "report", *args.argv])
     records.settle()
     write(args.part)

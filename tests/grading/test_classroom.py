@@ -206,3 +206,80 @@ def test_the_class_report_opens_in_a_real_browser(class_report):
         os.makedirs(ARTIFACTS, exist_ok=True)
         tab.screenshot(path=os.path.join(ARTIFACTS, "class-report.png"), full_page=True)
         browser.close()
+
+
+def grading_command(*argv):
+    """`python -m grading <argv>` as an instructor runs it (as root, it hands over)."""
+    import subprocess
+    import sys
+
+    return subprocess.run([sys.executable, "-m", "grading", *argv], cwd=ROOT,
+                          capture_output=True, text=True, timeout=600)  # fmt: skip
+
+
+def read_rows(path):
+    """A CSV file's rows."""
+    with open(path, newline="", encoding="utf-8") as f:
+        return list(csv.reader(f))
+
+
+@pytest.fixture(scope="module")
+def rostered(table, class_report, real_class, tmp_path_factory):
+    """The demo's gradebook after `roster --demo` of a roster renaming two demo students (refused,
+    then forced) and adding one who handed nothing in. After the class report, which counts the
+    demo's own class."""
+    path = tmp_path_factory.mktemp("roster") / "roster.csv"  # the instructor's, root's alone
+    path.write_text("Student,First Name,Last Name,Email,LMS User ID\n"
+                    "correct,Cora,Rect,cora@example.org,5001\n"
+                    "empty,Em,,,5002\n"
+                    "dana,Dana,Scully,dana@example.org,5099\n", encoding="utf-8")  # fmt: skip
+    refused = grading_command("roster", str(path), "--demo")
+    forced = grading_command("roster", str(path), "--demo", "--force")
+    return refused, forced
+
+
+def test_a_roster_changes_names_the_gradebook_holds_only_when_forced(rostered, real_class):
+    from nbgrader.api import Gradebook
+
+    refused, forced = rostered
+    assert refused.returncode != 0 and "nothing was written" in refused.stderr
+    assert "correct: last_name 'Correct' -> 'Rect'" in refused.stdout
+    assert forced.returncode == 0, forced.stdout + forced.stderr
+    assert "1 added, 2 updated" in forced.stdout
+    with Gradebook(f"sqlite:///{os.path.join(classroom.DEMO, 'records', 'gradebook.db')}") as gb:
+        known = {s.id: (s.first_name, s.last_name, s.email, s.lms_user_id) for s in gb.students}
+    assert known["correct"] == ("Cora", "Rect", "cora@example.org", "5001")
+    assert known["empty"] == ("Em", "Empty", "empty@example.org", "5002")  # blanks keep the old
+    assert known["dana"] == ("Dana", "Scully", "dana@example.org", "5099")
+    _, before = real_class
+    assert gradebook_students(os.path.join(ROOT, "records", "gradebook.db")) == before
+
+
+def test_canvas_and_moodle_exports_carry_grades_csv_scores(table, rostered):
+    """Totals into Canvas's layout and every graded cell into Moodle's, for the demo class: each
+    score is grades.csv's, the one student with nothing handed in is blank, not zero."""
+    exports = os.path.join(classroom.DEMO, "records", "exports")
+    done = grading_command("export", "--to", "canvas", "--title", "Attention lab", "--demo")
+    assert done.returncode == 0, done.stdout + done.stderr
+    canvas = read_rows(os.path.join(exports, "canvas.csv"))
+    assert canvas[0] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "Attention lab"]
+    assert float(canvas[1][5]) == pytest.approx(sum(master_points().values()))
+    by_login = {row[3]: row for row in canvas[2:]}
+    assert set(by_login) == set(table) | {"dana"}
+    for student, row in table.items():
+        assert float(by_login[student][5]) == pytest.approx(float(row["total"])), student
+    assert by_login["dana"][:2] == ["Scully, Dana", "5099"] and by_login["dana"][5] == ""
+
+    done = grading_command("export", "--to", "moodle", "--columns", "checkpoints", "--demo")
+    assert done.returncode == 0, done.stdout + done.stderr
+    moodle = read_rows(os.path.join(exports, "moodle.csv"))
+    header = moodle[0]
+    assert header[:4] == ["First name", "Last name", "ID number", "Email address"]
+    assert sorted(header[4:]) == sorted(f"attention: {g}" for g in master_points())
+    by_id = {row[2]: dict(zip(header, row)) for row in moodle[1:]}
+    for student, row in table.items():
+        for grade_id in master_points():
+            got = float(by_id[student][f"attention: {grade_id}"])
+            assert got == pytest.approx(float(row[grade_id])), (student, grade_id)
+    assert by_id["correct"]["Email address"] == "cora@example.org"
+    assert all(by_id["dana"][h] == "" for h in header[4:])
