@@ -46,6 +46,7 @@ def configure(c):
     if "nbgrader" in sys.modules and sys.argv[1:2] in ([name] for name in GRADING_COMMANDS):
         course_user.become([sys.executable, "-m", "nbgrader", *sys.argv[1:]])  # as root only
     records.settle()  # the gradebook in records/, an older layout's moved there first
+    records.quiet_first_submission_warning()  # a false alarm of nbgrader's on SQLAlchemy 2
     c.CourseDirectory.root = COURSE
     c.CourseDirectory.course_id = "attention-by-hand"
     # Relative to COURSE (nbgrader's root): "notebooks" and "release" when it is the repository,

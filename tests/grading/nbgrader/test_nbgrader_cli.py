@@ -35,6 +35,7 @@ def graded():
     """
     nbgrader("generate_assignment", "attention", "--force")
     shutil.rmtree(os.path.join(classroom.SUBMITTED, STUDENT), ignore_errors=True)
+    course.nbgrader("db", "student", "remove", STUDENT, "--force")  # graded for the first time
     classroom.write_submission(STUDENT)
     autograded = nbgrader("autograde", "attention", "--student", STUDENT, "--force")
     nbgrader("generate_feedback", "attention", "--student", STUDENT, "--force")
@@ -60,6 +61,16 @@ def test_an_honest_submission_raises_no_checksum_alarm(graded):
     honest submission. QuietOverwriteCells puts that block back silently."""
     said = graded["autograde"]
     assert "Attribute 'checksum'" not in said and "has changed" not in said, said[-3000:]
+
+
+def test_an_honest_submission_raises_no_warning_at_all(graded):
+    """Issue 24: a warning means something. Grading an honest submission for the first time with
+    nbgrader's own command warns of nothing (nbgrader's SAWarning on a new submission included:
+    records.quiet_first_submission_warning), except that --force replaces an earlier grading,
+    which nbgrader states as a warning."""
+    lines = graded["autograde"].splitlines()
+    warned = [line for line in lines if "warn" in line.lower()]
+    assert [w for w in warned if "Removing existing assignment" not in w] == [], warned
 
 
 def overwrite(submitted, kept, caplog):
