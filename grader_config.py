@@ -34,9 +34,11 @@ def configure(c):
     from nbgrader import preprocessors as nbp
 
     from grading import course_user
-    from grading.nbgrader import records
+    from grading.nbgrader import deadlines, records
     from grading.nbgrader.preprocess import (
+        ApplyDeadlines,
         JudgeCells,
+        LatePolicy,
         NotAsRoot,
         QuietOverwriteCells,
         RepairCells,
@@ -75,9 +77,15 @@ def configure(c):
         nbp.LimitOutput,
         JudgeCells,
         nbp.SaveAutoGrades,
+        ApplyDeadlines,  # deadlines.csv's due date and extension into the gradebook
         nbp.AssignLatePenalties,
         nbp.CheckCellMetadata,
     ]
+    c.AssignLatePenalties.plugin_class = LatePolicy  # the part's policy, per notebook
+    try:  # a mistake in deadlines.csv stops nbgrader before it grades anyone, saying where
+        deadlines.load()
+    except deadlines.DeadlineError as err:
+        raise SystemExit(f"{os.path.relpath(deadlines.DEADLINES, COURSE)}: {err}") from None
     # Seconds per cell. The interrupt does not reach a sandboxed kernel (bubblewrap's own session),
     # so a cell that runs longer ends that notebook's run, noted as a problem; its scores come
     # from the judge, so an endless loop costs no points beyond what the judge finds.
@@ -90,6 +98,7 @@ def configure(c):
     # zips of the in-browser edition (checkpoints/handin.py), into submitted/<student>/<part>/
     c.FileNameCollectorPlugin.named_regexp = r".*/extracted/(?P<student_id>[^/]+)/(?P<file_id>.+)"
     c.FileNameCollectorPlugin.valid_ext = [".ipynb", ".py", ".txt", ".md", ".json"]
+    c.ZipCollectApp.collector_plugin = "grading.nbgrader.collect.HandInCollector"  # + its time
     c.ExportApp.plugin_class = "nbgrader.plugins.CsvExportPlugin"
     c.CsvExportPlugin.to = EXPORT_CSV
     c.ClearSolutions.code_stub = {"python": code_stub(os.environ.get("ATTENTION_EDITION"))}

@@ -26,7 +26,7 @@ from grading.authoring.masters import notebooks
 from grading.authoring.mistakes import BUGGY
 from grading.judge.reference import load_source_module
 from grading.machine import sandbox
-from grading.nbgrader import intake, records
+from grading.nbgrader import deadlines, intake, records
 from grading.parts import ASSIGNMENT, PARTS, XSLM, XSLM_ARTIFACTS, load, registered, suffix
 from grading.paths import (
     AUTOGRADED,
@@ -97,6 +97,12 @@ def autograde(names=None, jobs=None, scheduler=None, force=None, assignment=ASSI
         sandbox.require()
     except sandbox.SandboxUnavailable as err:
         raise SystemExit(str(err)) from None
+    try:  # a mistake in deadlines.csv stops the run before anyone is graded
+        deadline = deadlines.load().get(assignment)
+    except deadlines.DeadlineError as err:
+        raise SystemExit(f"deadlines.csv: {err}") from None
+    if deadline:
+        print(f"deadlines.csv: {deadlines.describe(assignment, deadline)}")
     start = time.perf_counter()
     outcomes = farm.autograde(names, jobs, scheduler, force, assignment)
     for outcome in outcomes:
@@ -198,7 +204,8 @@ def feedback(assignment=ASSIGNMENT):
 def grade_table(assignment=ASSIGNMENT):
     """[(student, {grade_id: score}, total, max, diagnoses)] from the gradebook: every student
     with a folder in submitted/ or a name in the gradebook; one with no graded submission has no
-    scores and a total of 0 (ungraded() says why)."""
+    scores and a total of 0 (ungraded() says why). The total is after any late penalty
+    (deadlines.py), the cells' scores before it."""
     from nbgrader.api import Gradebook, MissingEntry
 
     rows = []
@@ -219,7 +226,8 @@ def grade_table(assignment=ASSIGNMENT):
                 for grade in notebook.grades
             }
             diagnoses = diagnoses_of(student, assignment)
-            rows.append((student, scores, submission.score, submission.max_score, diagnoses))
+            total = max(0.0, submission.score - (submission.late_submission_penalty or 0.0))
+            rows.append((student, scores, total, submission.max_score, diagnoses))
     return rows
 
 
@@ -232,10 +240,12 @@ def ungraded(student, scores, assignment=ASSIGNMENT):
     return "no submission: in the gradebook, nothing handed in"
 
 
-def row_notes(student, scores, assignment=ASSIGNMENT):
-    """The problems column of one row: why it has no scores, if so, then every problem met."""
+def row_notes(student, scores, assignment=ASSIGNMENT, late=None):
+    """The problems column of one row: why it has no scores, if so, its lateness (late: its
+    Lateness, if graded), then every problem met."""
     why = ungraded(student, scores, assignment)
-    return ([why] if why else []) + problems_of(student, assignment)
+    when = late.sentence() if late and scores else None
+    return [s for s in (why, when) if s] + problems_of(student, assignment)
 
 
 def cell_scores():
@@ -250,18 +260,19 @@ def grades(path=None, assignment=ASSIGNMENT):
         return [tuple(row) for row in as_course_user("grades", assignment)]
     path = path or table_file(assignment)
     rows = grade_table(assignment)
+    late = deadlines.lateness(assignment)
     columns = sorted({gid for _, scores, _, _, _ in rows for gid in scores})
     with open(path, "w", newline="") as f:
         writer = csv.writer(f)
         writer.writerow(["student"] + columns + ["total", "max", "diagnosis", "problems"])
         for student, scores, total, top, diagnoses in rows:
             cells = [scores.get(c, 0) for c in columns]
-            notes = "; ".join(row_notes(student, scores, assignment))
+            notes = "; ".join(row_notes(student, scores, assignment, late.get(student)))
             writer.writerow([student, *cells, total, top, " ".join(diagnoses), notes])
     print(f"wrote {os.path.relpath(path, ROOT)}")
     print(f"{'student':22} {'score':>9}  diagnosis / problems")
     for student, scores, total, top, diagnoses in rows:
-        notes = diagnoses + row_notes(student, scores, assignment)
+        notes = diagnoses + row_notes(student, scores, assignment, late.get(student))
         print(f"{student:22} {total:5.1f}/{top:<3.0f}  {'; '.join(notes) or '-'}")
     return rows
 

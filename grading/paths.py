@@ -87,6 +87,7 @@ def grades_csv(part):
 
 
 DOWNLOADED = os.path.join(COURSE, "downloaded")
+DEADLINES = os.path.join(COURSE, "deadlines.csv")  # the instructor's due dates and late policy
 
 
 def downloaded(part, kind="archive"):

@@ -23,7 +23,7 @@ import tempfile
 from grading import classroom, course_user
 from grading.lms import layouts, roster
 from grading.lms.layouts import Column, Person
-from grading.nbgrader import records
+from grading.nbgrader import deadlines, records
 from grading.parts import ASSIGNMENT, PARTS, suffix
 from grading.paths import COURSE, DEMO, EXPORTS, ROOT, db_url
 
@@ -83,15 +83,20 @@ def cell_points(assignment):
                 for c in sorted(n.grade_cells, key=lambda c: c.name)]  # fmt: skip
 
 
-def columns_of(assignment, table, kind, title):
-    """The export's grade items: the part's total, or one per graded cell ("title: grade_id")."""
+def columns_of(assignment, table, kind, title, late):
+    """The export's grade items: the part's total (after late penalties), or one per graded cell
+    ("title: grade_id"), plus the late penalties as negative scores if any were taken."""
     if kind == "total":
         top = max((top for _, _, _, top, _ in table), default=0.0)
         return [Column(title, top, {s: (total if scores else None)
                                     for s, scores, total, _, _ in table})]  # fmt: skip
-    return [Column(f"{title}: {grade_id}", points, {s: scores.get(grade_id) if scores else None
-                                                    for s, scores, *_ in table})
-            for grade_id, points in cell_points(assignment)]  # fmt: skip
+    cells = [Column(f"{title}: {grade_id}", points, {s: scores.get(grade_id) if scores else None
+                                                     for s, scores, *_ in table})
+             for grade_id, points in cell_points(assignment)]  # fmt: skip
+    taken = {s: -late[s].penalty for s, scores, *_ in table if scores and s in late}
+    if any(taken.values()):
+        cells.append(Column(f"{title}: late penalty", 0.0, taken))
+    return cells
 
 
 def export_file(lms, assignment=ASSIGNMENT):
@@ -104,11 +109,12 @@ def export(lms, kind="total", title=None, assignment=ASSIGNMENT):
     table = classroom.grade_table(assignment)
     known = known_people()
     people = [Person(s, **known.get(s, {})) for s, *_ in table]
-    columns = columns_of(assignment, table, kind, title or assignment)
+    late = deadlines.lateness(assignment)
+    columns = columns_of(assignment, table, kind, title or assignment, late)
     path = export_file(lms, assignment)
     os.makedirs(EXPORTS, exist_ok=True)
     with open(path, "w", newline="", encoding="utf-8") as f:
-        csv.writer(f).writerows(layouts.LAYOUTS[lms](people, columns))
+        csv.writer(f).writerows(layouts.LAYOUTS[lms](people, columns, late))
     graded = sum(bool(scores) for _, scores, *_ in table)
     print(f"wrote {os.path.relpath(path, ROOT)}: {len(people)} students ({graded} graded, the "
           f"others blank), {len(columns)} grade item(s)")  # fmt: skip

@@ -11,7 +11,11 @@ shows the grade as missing instead of recording a zero.
   Canvas does not know makes a new assignment; "Title (123)" names Canvas assignment 123.
 - moodle: Moodle's "Import grades from CSV". First name, Last name, ID number (the student id),
   Email address, then the grade items; map users by email address or ID number when importing.
-- plain: the student id, the roster's fields, the grade items, the total and the points possible.
+- plain: the student id, the roster's fields, the grade items, the total and the points possible,
+  then the hand-in time, the due time (the student's own), the hours late and the points taken.
+
+A total is after any late penalty (deadlines.csv); with a column per graded cell, the cells are
+before it, and a "late penalty" item (no points possible) carries each penalty as a negative score.
 """
 
 import dataclasses
@@ -44,7 +48,7 @@ def number(value):
     return f"{value:.6f}".rstrip("0").rstrip(".")  # to a millionth, never in e-notation
 
 
-def canvas(people, columns):
+def canvas(people, columns, late=None):
     """Rows of a Canvas gradebook import."""
     who = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
     rows = [who + [c.title for c in columns]]
@@ -57,7 +61,7 @@ def canvas(people, columns):
     return rows
 
 
-def moodle(people, columns):
+def moodle(people, columns, late=None):
     """Rows of a Moodle grade import (CSV)."""
     rows = [["First name", "Last name", "ID number", "Email address"] + [c.title for c in columns]]
     for p in people:
@@ -66,17 +70,30 @@ def moodle(people, columns):
     return rows
 
 
-def plain(people, columns):
-    """Rows of a plain table: who, each grade item, the total and the points possible."""
+def plain(people, columns, late=None):
+    """Rows of a plain table: who, each grade item, the total, the points possible, and when it
+    was handed in against its due time (late: {student: deadlines.Lateness}), all in UTC."""
+    late = late or {}
     fields = [f.name for f in dataclasses.fields(Person)]
-    rows = [["student"] + fields[1:] + [c.title for c in columns] + ["total", "max"]]
+    when = ["handed_in", "due", "hours_late", "late_penalty"]
+    rows = [["student"] + fields[1:] + [c.title for c in columns] + ["total", "max"] + when]
     top = sum(c.points for c in columns)
     for p in people:
         scores = [c.scores.get(p.id) for c in columns]
         total = None if all(s is None for s in scores) else sum(s or 0.0 for s in scores)
         rows.append([getattr(p, f) for f in fields] + [number(s) for s in scores]
-                    + [number(total), number(top)])  # fmt: skip
+                    + [number(total), number(top)] + lateness_cells(late.get(p.id)))  # fmt: skip
     return rows
+
+
+def lateness_cells(late):
+    """handed_in, due, hours_late, late_penalty of one student; blanks where nothing is known."""
+    if late is None:
+        return ["", "", "", ""]
+    moment = "{:%Y-%m-%dT%H:%MZ}".format
+    return [moment(late.handed_in) if late.handed_in else "", moment(late.due) if late.due else "",
+            number(late.seconds_late / 3600) if late.due and late.handed_in else "",
+            number(late.penalty)]  # fmt: skip
 
 
 LAYOUTS = {"canvas": canvas, "moodle": moodle, "plain": plain}

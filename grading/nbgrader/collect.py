@@ -10,16 +10,20 @@ whole class's collection. A refused zip is moved, never deleted, to downloaded/<
 and the reason is printed; the others are collected.
 """
 
+import datetime
 import os
 import shutil
 import sys
 import zipfile
+
+from nbgrader.plugins import FileNameCollectorPlugin
 
 from grading import course_user
 from grading.authoring.course import nbgrader
 from grading.parts import ASSIGNMENT, PARTS, registered
 from grading.paths import downloaded
 
+NBGRADER_TIMESTAMP = "timestamp.txt"  # where nbgrader keeps a submission's time
 MAX_UNPACKED = 200 * 2**20  # a part's hand-in is well under 1 MiB
 ARCHIVES = (".zip", ".gz")  # what nbgrader's extractor unpacks, nested ones included
 
@@ -55,6 +59,37 @@ def screen(part):
                 shutil.move(path, os.path.join(refused_dir, os.path.relpath(path, archive)))
                 refused.append((os.path.relpath(path, archive), reason))
     return refused
+
+
+def hand_in_time(zip_path):
+    """When a hand-in zip arrived: its modification time in downloaded/ (what the LMS's download
+    or the browser gave the file), as an ISO time in UTC; None if the zip is not there."""
+    try:
+        seconds = os.lstat(zip_path).st_mtime
+    except OSError:
+        return None
+    return datetime.datetime.fromtimestamp(seconds, datetime.UTC).isoformat()
+
+
+class HandInCollector(FileNameCollectorPlugin):
+    """nbgrader's file-name collector, plus each hand-in's time (nbgrader writes it to the
+    submission's timestamp.txt, which deadlines are measured from).
+
+    The time is the zip's own, never one written inside it: a learner's zip holding a
+    timestamp.txt would otherwise choose its own hand-in time, so that file is not collected.
+    """
+
+    def collect(self, submitted_file):
+        """nbgrader's match of one unpacked file, with the time of the zip it came from."""
+        info = super().collect(submitted_file)
+        if not info:
+            return info
+        if os.path.basename(info["file_id"]) == NBGRADER_TIMESTAMP:
+            self.log.warning("Not collected (the hand-in time is the zip's): %s", submitted_file)
+            return None
+        part = self.parent.coursedir.assignment_id
+        when = hand_in_time(os.path.join(downloaded(part), info["student_id"] + ".zip"))
+        return {**info, "timestamp": when} if when else info
 
 
 def collect(part=ASSIGNMENT, force=False):

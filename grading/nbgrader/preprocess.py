@@ -1,4 +1,4 @@
-"""nbgrader's side of trusted grading: five preprocessors and the intake hook.
+"""nbgrader's side of trusted grading: six preprocessors, a late-penalty plugin, the intake hook.
 
 Wired in grader_config.py:
 
@@ -10,6 +10,8 @@ Wired in grader_config.py:
                                   loses nothing (the notebook keeps what ran)
                JudgeCells         every graded cell's outputs are replaced by the judge's verdict,
                                   computed from model.py and outputs/ as submitted
+               ApplyDeadlines     deadlines.csv's due date and extension into the gradebook,
+                                  before nbgrader's AssignLatePenalties asks LatePolicy
     hook:      intake             unreadable and renamed notebooks, before nbgrader reads them
 
 What the kernel prints in a graded cell is discarded: the scores nbgrader saves come from the judge.
@@ -27,7 +29,8 @@ import nbformat
 from jupyter_client.connect import port_names
 from jupyter_client.manager import AsyncKernelManager
 from jupyter_core.utils import run_sync
-from nbgrader.api import MissingEntry
+from nbgrader.api import Gradebook, MissingEntry
+from nbgrader.plugins import LateSubmissionPlugin
 from nbgrader.preprocessors import ClearHiddenTests, Execute, NbGraderPreprocessor, OverwriteCells
 from traitlets import Bool
 
@@ -35,6 +38,7 @@ from checkpoints import i18n
 from grading import parts
 from grading.judge import core
 from grading.machine import cgroups, sandbox
+from grading.nbgrader import deadlines
 from grading.parts import ASSIGNMENT
 from grading.paths import JUDGED, SUBMITTED, masters
 from grading.scale import warm_kernels
@@ -527,3 +531,36 @@ def relevant(problems, cells, graded=None):
         if not p.startswith(tuple(f"{name}: the " for name in parts.learner_programs()))
         or any(f" {n} section" in p for n in names)
     ]
+
+
+# ── deadlines ──
+
+
+class ApplyDeadlines(NbGraderPreprocessor):
+    """Write the part's due date and the student's extension (deadlines.csv) into the gradebook,
+    so that nbgrader's AssignLatePenalties, next, measures lateness against them. A part the file
+    does not list keeps whatever nbgrader itself holds."""
+
+    def preprocess(self, nb, resources):
+        """Set the assignment's duedate and the submission's extension, then pass nb through."""
+        assignment, student = resources["nbgrader"]["assignment"], resources["nbgrader"]["student"]
+        deadline = deadlines.load().get(assignment)
+        if deadline is None:  # not in deadlines.csv: a due date set in nbgrader itself stands
+            return nb, resources
+        with Gradebook(resources["nbgrader"]["db_url"]) as gb:
+            gb.update_or_create_assignment(assignment, duedate=deadline.due)
+            submission = gb.find_submission(assignment, student)
+            extension = deadline.due_for(student) - deadline.due
+            submission.extension = extension if extension else None
+            gb.db.commit()
+        return nb, resources
+
+
+class LatePolicy(LateSubmissionPlugin):
+    """nbgrader's late-penalty plugin, following the part's policy in deadlines.csv."""
+
+    def late_submission_penalty(self, student_id, score, total_seconds_late):
+        """The points a notebook loses: none on time, else what the part's policy takes."""
+        deadline = deadlines.load().get(self.parent.assignment_id)
+        policy = deadline.policy if deadline else deadlines.Policy()
+        return policy.penalty(score or 0.0, total_seconds_late) or None

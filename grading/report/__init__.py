@@ -15,7 +15,7 @@ import statistics
 import sys
 
 from grading import classroom, course_user
-from grading.nbgrader import records
+from grading.nbgrader import deadlines, records
 from grading.parts import ASSIGNMENT, PARTS, load, registered, suffix
 from grading.paths import COURSE, DEMO, RECORDS, ROOT, SQLITE_GRADEBOOK, db_url
 from grading.report import stats
@@ -34,6 +34,8 @@ class Learner:
     mistakes: list  # catalogue names the judge gave, each once
     problems: list  # sentences: repairs, refusals, kernels that died, files that broke
     edition: str
+    late: str | None = None  # how late it was handed in, and what that cost (deadlines.csv)
+    penalty: float = 0.0  # the points lateness took, already out of total
 
 
 def report_files(assignment=ASSIGNMENT):
@@ -64,15 +66,18 @@ def gradebook(assignment):
 def learners(assignment, scores):
     """Every student with a submission or a gradebook entry, with what the records say of them."""
     names = sorted(set(classroom.students(assignment)) | set(scores))
+    late = deadlines.lateness(assignment)
     out = []
     for student in names:
         recorded = classroom.judge_records(student, assignment).values()
         editions = {r.get("edition") for r in recorded if r.get("edition")}
         cells = scores.get(student, {})
-        out.append(Learner(student, cells, sum(cells.values()) if student in scores else None,
-                           classroom.diagnoses_of(student, assignment),
-                           classroom.problems_of(student, assignment),
-                           edition_of(editions)))  # fmt: skip
+        when = late.get(student)
+        penalty = when.penalty if when and cells else 0.0
+        total = max(0.0, sum(cells.values()) - penalty) if student in scores else None
+        out.append(Learner(student, cells, total, classroom.diagnoses_of(student, assignment),
+                           classroom.problems_of(student, assignment), edition_of(editions),
+                           when.sentence() if when and cells else None, penalty))  # fmt: skip
     return out
 
 
@@ -157,7 +162,7 @@ def needs_a_look(people, top):
             why.append("not graded: run make autograde for this student")
         elif top and p.total < LOW_SHARE * top:
             why.append(f"{p.total:g} of {top:g} points")
-        why += p.problems
+        why += ([p.late] if p.late else []) + p.problems
         if why:
             out.append({"student": p.student, "why": why})
     return out
@@ -181,6 +186,9 @@ def build(assignment=ASSIGNMENT):
         "mistakes": mistake_rows(assignment, people, cells),
         "editions": edition_rows(people),
         "problems": problem_rows(people),
+        "late": [
+            {"student": p.student, "late": p.late, "penalty": p.penalty} for p in people if p.late
+        ],
         "look": needs_a_look(people, top),
         "learners": [dataclasses.asdict(p) for p in people],
     }

@@ -116,6 +116,10 @@ def render(report):
         [("student", False), ("why", False)],
         [[esc(s["student"]), "<br>".join(esc(w) for w in s["why"])] for s in report["look"]],
     ) if report["look"] else "<p class='muted'>nobody</p>"  # fmt: skip
+    late = table(
+        [("student", False), ("hand-in", False), ("points taken", True)],
+        [[esc(s["student"]), esc(s["late"]), number(s["penalty"], 2)] for s in report["late"]],
+    ) if report["late"] else "<p class='muted'>no deadline, or all on time</p>"  # fmt: skip
     summary = (
         f"{report['graded']} of {report['students']} students graded; "
         f"mean {number(report['mean'], 1)}, median {number(report['median'], 1)} of {top:g} points"
@@ -131,6 +135,7 @@ def render(report):
         f"class earned; discrimination r: how the cell's score follows the rest of the total "
         f"(below 0.2: the cell tells little apart)</p>{checkpoints_html(report['checkpoints'])}"
         f"<h2>Students who need a look</h2>{look}"
+        f"<h2>Deadlines</h2>{late}"
         f"<h2>Problems met while grading</h2>{problems}"
         f"<h2>Editions</h2>{editions}"
         "</body></html>\n"

@@ -15,6 +15,7 @@ from tests.fixtures.helpers import (
     REAL_STUDENT,
     class_files,
     gradebook_students,
+    master_points,
     remove_real_class,
     write_real_class,
 )
@@ -113,22 +114,6 @@ def test_demo_students_have_names_in_the_gradebook(table):
     with Gradebook(f"sqlite:///{os.path.join(classroom.DEMO, 'records', 'gradebook.db')}") as gb:
         named = {s.id: (s.first_name, s.last_name) for s in gb.students}
     assert all(named[student][0] and named[student][1] for student in table)
-
-
-def master_points():
-    """{grade_id: points} of part one's graded cells, read from the master notebooks' metadata."""
-    import nbformat
-
-    from grading.paths import masters
-
-    points = {}
-    for name in sorted(os.listdir(masters("attention"))):
-        book = nbformat.read(os.path.join(masters("attention"), name), as_version=4)
-        for cell in book.cells:
-            meta = cell.metadata.get("nbgrader", {})
-            if meta.get("grade"):
-                points[meta["grade_id"]] = float(meta["points"])
-    return points
 
 
 @pytest.fixture(scope="module")

@@ -60,7 +60,7 @@ def test_moodle_rows_follow_its_csv_grade_import():
 def test_the_plain_table_sums_what_was_graded():
     rows = as_csv(layouts.plain(PEOPLE, COLUMNS))
     assert rows[0][:5] == ["student", "first_name", "last_name", "email", "lms_user_id"]
-    assert rows[0][-2:] == ["total", "max"]
+    assert rows[0][-6:] == ["total", "max", "handed_in", "due", "hours_late", "late_penalty"]
     by_id = {row[0]: dict(zip(rows[0], row)) for row in rows[1:]}
     assert float(by_id["ana"]["total"]) == pytest.approx(2.0 + 1.0 / 3.0, abs=1e-6)
     assert float(by_id["bo-2"]["total"]) == pytest.approx(0.5)

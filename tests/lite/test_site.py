@@ -7,6 +7,7 @@ and recorded.
 """
 
 import asyncio
+import datetime
 import hashlib
 import importlib.util
 import json
@@ -220,6 +221,7 @@ def collect_and_grade(zip_path, student):
     os.makedirs(archive, exist_ok=True)
     placed = os.path.join(archive, f"{student}.zip")
     shutil.copy(zip_path, placed)
+    os.utime(placed, (ZIP_TIME.timestamp(), ZIP_TIME.timestamp()))  # as the LMS's download left it
     try:
         done = subprocess.run(
             ["make", "collect", "FORCE=1"], cwd=ROOT, capture_output=True, text=True
@@ -238,6 +240,19 @@ def collect_and_grade(zip_path, student):
     with Gradebook(f"sqlite:///{os.path.join(ROOT, 'records', 'gradebook.db')}") as gb:
         submission = gb.find_submission("attention", student)
         return found, submission.score, submission.max_score
+
+
+ZIP_TIME = datetime.datetime(2026, 12, 9, 8, 30, tzinfo=datetime.UTC)  # a hand-in zip's time
+
+
+def hand_in_time(student, part="attention"):
+    """The time nbgrader's timestamp.txt gives a collected submission, in UTC."""
+    from nbgrader.utils import parse_utc
+
+    from grading import classroom
+
+    with open(os.path.join(classroom.SUBMITTED, student, part, "timestamp.txt")) as f:
+        return parse_utc(f.read()).replace(tzinfo=datetime.UTC)
 
 
 def notebook_points(path):
@@ -264,7 +279,8 @@ def test_a_hand_in_zip_is_collected_and_graded(tmp_path, monkeypatch):
     with zipfile.ZipFile(browser / "hand-in-attention.zip") as z:
         handed_in = sorted(z.namelist())
     found, score, max_score = collect_and_grade(browser / "hand-in-attention.zip", student)
-    assert found == handed_in and len(found) == 12
+    assert found == sorted(handed_in + ["timestamp.txt"]) and len(handed_in) == 12
+    assert hand_in_time(student) == ZIP_TIME  # nbgrader's timestamp.txt: the zip's own time
     assert max_score == pytest.approx(39) and score == pytest.approx(max_score)
 
 
@@ -284,7 +300,8 @@ def test_collect_without_zips_says_where_they_go(tmp_path, monkeypatch):
 def test_hostile_zips_are_set_aside_and_the_class_is_still_collected(tmp_path):
     """Zips whose entries climb out (../), start at /, hide another archive or are no zip at all
     are moved to downloaded/attention/refused/ with the reason printed; nothing lands outside
-    the submissions, and the honest zip beside them is collected."""
+    the submissions, and the honest zip beside them is collected. A zip holding its own
+    timestamp.txt is collected with the zip's time, not the one it wrote."""
     from grading import classroom
 
     course.release()
@@ -294,6 +311,7 @@ def test_hostile_zips_are_set_aside_and_the_class_is_still_collected(tmp_path):
         "absolute": {f"/tmp/{canary}": "absolute"},
         "nested": {"inner.zip": "PK", "model.py": "import math\n"},
         "honest": {"model.py": "import math\n"},
+        "forger": {"model.py": "import math\n", "timestamp.txt": "2000-01-01 00:00:00"},
     }
     archive = os.path.join(ROOT, "downloaded", "attention", "archive")
     refused = os.path.join(ROOT, "downloaded", "attention", "refused")
@@ -302,6 +320,7 @@ def test_hostile_zips_are_set_aside_and_the_class_is_still_collected(tmp_path):
         with zipfile.ZipFile(os.path.join(archive, f"{student}.zip"), "w") as z:
             for name, text in entries.items():
                 z.writestr(name, text)
+        os.utime(os.path.join(archive, f"{student}.zip"), (ZIP_TIME.timestamp(),) * 2)
     with open(os.path.join(archive, "not-a-zip.zip"), "w") as f:
         f.write("just text")
     try:
@@ -316,7 +335,8 @@ def test_hostile_zips_are_set_aside_and_the_class_is_still_collected(tmp_path):
         assert "it holds another archive, 'inner.zip'" in done.stdout
         assert "not-a-zip.zip set aside" in done.stdout and "it is not a zip file" in done.stdout
         honest = os.path.join(classroom.SUBMITTED, "honest", "attention")
-        assert os.listdir(honest) == ["model.py"]
+        assert sorted(os.listdir(honest)) == ["model.py", "timestamp.txt"]
+        assert hand_in_time("forger") == ZIP_TIME  # its own timestamp.txt was not collected
         for student in ("climber", "absolute", "nested"):
             assert not os.path.exists(os.path.join(classroom.SUBMITTED, student))
         extracted = os.path.join(ROOT, "downloaded", "attention", "extracted", "climber")
@@ -326,7 +346,8 @@ def test_hostile_zips_are_set_aside_and_the_class_is_still_collected(tmp_path):
         shutil.rmtree(refused, ignore_errors=True)
         for name in os.listdir(archive):
             os.remove(os.path.join(archive, name))
-        shutil.rmtree(os.path.join(classroom.SUBMITTED, "honest"), ignore_errors=True)
+        for student in ("honest", "forger"):
+            shutil.rmtree(os.path.join(classroom.SUBMITTED, student), ignore_errors=True)
 
 
 # --- the built site ---------------------------------------------------------------------------
