@@ -1,7 +1,7 @@
 """The whole nbgrader configuration of the course. nbgrader_config.py only loads this file.
 
-nbgrader's source is notebooks/<part>/ (the masters), its release release/<part>/ (the student
-edition), and its course root the class folder COURSE, which holds submitted/, autograded/,
+nbgrader's source is notebooks/masters/<part>/ (the masters), its release release/<part>/ (the
+student edition), and its course root the class folder COURSE, which holds submitted/, autograded/,
 feedback/ and the gradebook. Every path is defined once, in grading/paths.py, and the parts and
 the files a learner hands in for each in grading/parts.py; this file only configures nbgrader.
 
@@ -21,7 +21,7 @@ if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
 from grading.parts import LEARNER_FILES  # noqa: E402
-from grading.paths import COURSE, EXCHANGE, EXPORT_CSV, NOTEBOOKS, RELEASED, db_url  # noqa: E402
+from grading.paths import COURSE, EXCHANGE, EXPORT_CSV, MASTERS, RELEASED, db_url  # noqa: E402
 
 # nbgrader's commands that grade or unpack learners' zips: run as root, they start again as the
 # course user.
@@ -51,13 +51,20 @@ def configure(c):
     records.quiet_first_submission_warning()  # a false alarm of nbgrader's on SQLAlchemy 2
     c.CourseDirectory.root = COURSE
     c.CourseDirectory.course_id = "attention-by-hand"
-    # Relative to COURSE (nbgrader's root): "notebooks" and "release" when it is the repository,
+    # Relative to COURSE (nbgrader's root): "notebooks/masters" and "release" in the repository,
     # the repository's own folders from another class folder (the demo's).
-    c.CourseDirectory.source_directory = os.path.relpath(NOTEBOOKS, COURSE)
+    c.CourseDirectory.source_directory = os.path.relpath(MASTERS, COURSE)
     c.CourseDirectory.release_directory = os.path.relpath(RELEASED, COURSE)
     c.CourseDirectory.db_url = db_url()
     c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback"]
     c.Exchange.root = EXCHANGE  # nbgrader's release/collect folder, inside the course
+    # The course hands in through submitted/ and make collect, but the formgrader warns that
+    # release and collect are unavailable while the exchange is missing: it is made here when
+    # this account can, and by every grading command (grading/course_user.py gives it over).
+    try:
+        os.makedirs(EXCHANGE, mode=0o700, exist_ok=True)
+    except PermissionError:
+        pass
     c.Autograde.exclude_overwriting = LEARNER_FILES
     c.Autograde.pre_convert_hook = "grading.nbgrader.intake.nbgrader_hook"
     # RepairCells: stray or duplicated grading metadata made ordinary, deleted graded cells put back
@@ -96,7 +103,6 @@ def configure(c):
     c.GenerateFeedback.post_convert_hook = "grading.nbgrader.feedback.nbgrader_hook"
     # `nbgrader zip_collect` (make collect): downloaded/<part>/archive/<student>.zip, the hand-in
     # zips of the in-browser edition (checkpoints/handin.py), into submitted/<student>/<part>/
-    c.FileNameCollectorPlugin.named_regexp = r".*/extracted/(?P<student_id>[^/]+)/(?P<file_id>.+)"
     c.FileNameCollectorPlugin.valid_ext = [".ipynb", ".py", ".txt", ".md", ".json"]
     c.ZipCollectApp.collector_plugin = "grading.nbgrader.collect.HandInCollector"  # + its time
     c.ExportApp.plugin_class = "nbgrader.plugins.CsvExportPlugin"

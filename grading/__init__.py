@@ -11,6 +11,6 @@
     classroom  the instructor's commands over a whole class: autograde, feedback, grades, demo
     verdicts   the judge command: every verdict of one submission, as the course user
 
-This package lives outside nbgrader's source folders (notebooks/<part>), so
+This package lives outside nbgrader's source folders (notebooks/masters/<part>), so
 `nbgrader generate_assignment` never copies it.
 """

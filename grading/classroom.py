@@ -103,6 +103,10 @@ def autograde(names=None, jobs=None, scheduler=None, force=None, assignment=ASSI
         raise SystemExit(f"deadlines.csv: {err}") from None
     if deadline:
         print(f"deadlines.csv: {deadlines.describe(assignment, deadline)}")
+        strangers = sorted(set(deadline.extended) - set(students(assignment)))
+        if strangers:  # a misspelt id would leave its student with the class's due time
+            print(f"deadlines.csv: no submission in submitted/ from {', '.join(strangers)}, "
+                  "whose own due time it gives: check the spelling")  # fmt: skip
     start = time.perf_counter()
     outcomes = farm.autograde(names, jobs, scheduler, force, assignment)
     for outcome in outcomes:

@@ -105,7 +105,7 @@ def setup(name=USER):
 # the hand-in zips (downloaded/) into submitted/, intake repairs the handed-in folders in place
 # (grading.nbgrader.intake), nbgrader and the judge write the rest.
 GIVEN = (paths.DOWNLOADED, paths.SUBMITTED, paths.AUTOGRADED, paths.JUDGED, paths.FEEDBACK,
-         paths.RECORDS)  # fmt: skip
+         paths.RECORDS, paths.EXCHANGE)  # fmt: skip
 DEEPEST = 64  # folders below a given one that are handed over; deeper ones are left as they are
 # What a course user's process keeps of root's environment: the class and gradebook, libpq's own
 # variables, the sandbox's options, the locale and the terminal; never root's home or anything else.

@@ -16,13 +16,16 @@ Standard library only, and it imports nothing of the course: everything else imp
 """
 
 import os
+import re
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 COURSE = os.path.abspath(os.environ.get("ATTENTION_COURSE") or ROOT)
 
 # ── the repository ──
-SOURCE_DIR = "notebooks"  # nbgrader's source folder: one folder of master notebooks per part
-NOTEBOOKS = os.path.join(ROOT, SOURCE_DIR)
+NOTEBOOKS = os.path.join(ROOT, "notebooks")  # everything the course's notebooks are made from
+# nbgrader's source folder: a folder of master notebooks per part, and nothing else, so that
+# nbgrader (and its formgrader) sees the parts as its assignments and nothing more
+MASTERS = os.path.join(NOTEBOOKS, "masters")
 TEXT_FORMS = os.path.join(NOTEBOOKS, "text")  # the jupytext forms, one folder per part
 EDITION_SOURCES = os.path.join(NOTEBOOKS, "editions")  # the translations
 EDITIONS_BUILT = os.path.join(ROOT, "build", "editions")  # the notebooks they make
@@ -42,8 +45,8 @@ DEMO = os.path.join(ROOT, "demo")  # `make demo`'s class folder
 
 
 def masters(part):
-    """The folder of a part's master notebooks."""
-    return os.path.join(NOTEBOOKS, part)
+    """The folder of a part's master notebooks: notebooks/masters/<part>."""
+    return os.path.join(MASTERS, part)
 
 
 def text_forms(part):
@@ -87,6 +90,8 @@ def grades_csv(part):
 
 
 DOWNLOADED = os.path.join(COURSE, "downloaded")
+# A student id: their folder's name in submitted/ (and their zip's in downloaded/), never a path
+STUDENT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@+-]{0,63}")
 DEADLINES = os.path.join(COURSE, "deadlines.csv")  # the instructor's due dates and late policy
 
 

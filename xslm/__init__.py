@@ -1,6 +1,6 @@
 """Part two's reference: engine.py and gpt.py exactly as the master notebooks write them.
 
-`make reference` refreshes them from notebooks/xslm; test_xslm_notebooks.py fails when they
+`make reference` refreshes them from notebooks/masters/xslm; test_xslm_notebooks.py fails when they
 drift. `from xslm import engine, gpt` gives the two modules, gpt.py importing this engine.
 """
 

@@ -5,9 +5,10 @@
                                                     # nbgrader's source for that part
     python -m grading editions stamp ko             # the ko sections translate today's English
 
-One source of truth: the master notebooks (notebooks/attention and part two's notebooks/xslm,
-edited as notebooks/text) hold the code, the nbgrader metadata and the English prose. An edition
-adds, in notebooks/editions/<code>/ (both parts' notebooks side by side: their names differ):
+One source of truth: the master notebooks (notebooks/masters/attention and part two's
+notebooks/masters/xslm, edited as notebooks/text) hold the code, the nbgrader metadata and the
+English prose. An edition adds, in notebooks/editions/<code>/ (both parts' notebooks side by
+side: their names differ):
 
     <notebook>.md    one section per cell, `<!-- cell: <id> -->` then the cell's text: every
                      markdown cell, and any code cell without grading metadata whose comments or

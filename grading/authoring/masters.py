@@ -1,7 +1,7 @@
 """Run the master notebooks in a scratch copy: the source of the reference files and outputs/.
 
-Part one's masters write model.py and three artifacts; part two's (notebooks/xslm) write engine.py
-and gpt.py, kept in xslm/ as part two's reference, and three artifacts of their own.
+Part one's masters write model.py and three artifacts; part two's (notebooks/masters/xslm) write
+engine.py and gpt.py, kept in xslm/ as part two's reference, and three artifacts of their own.
 
 python -m grading masters            # run both parts' notebooks, report time per notebook
 python -m grading masters --update   # ...and copy the reference files and outputs/ into the repo

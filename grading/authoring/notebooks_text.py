@@ -1,9 +1,9 @@
 """The master notebooks as text: the form that is edited and reviewed.
 
-Each master notebook notebooks/attention/NN-name.ipynb has a twin in jupytext's percent format,
-notebooks/text/attention/NN-name.py. The text form is the source; the .ipynb is written from it.
-The text forms live outside notebooks/attention/ on purpose: everything in that folder ships to
-learners, and a text form holds the solutions.
+Each master notebook notebooks/masters/attention/NN-name.ipynb has a twin in jupytext's percent
+format, notebooks/text/attention/NN-name.py. The text form is the source; the .ipynb is written
+from it. The text forms live outside notebooks/masters/ on purpose: everything in a part's folder
+there ships to learners, and a text form holds the solutions.
 
 python -m grading notebooks              # text forms -> .ipynb (what `make notebooks` runs)
 python -m grading notebooks --check      # list every .ipynb that differs from its text form
@@ -54,7 +54,7 @@ def rel(path):
 
 
 def ipynb_path(stem, folder=masters.SOURCE):
-    """notebooks/attention/<stem>.ipynb."""
+    """notebooks/masters/attention/<stem>.ipynb."""
     return os.path.join(folder, stem + ".ipynb")
 
 

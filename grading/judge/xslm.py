@@ -1,4 +1,4 @@
-"""The trusted judge for part two: every graded cell of notebooks/xslm, decided outside the kernel.
+"""The trusted judge for part two: each graded cell of notebooks/masters/xslm, decided outside it.
 
 For one submission it reads engine.py, gpt.py and outputs/ as submitted, and runs part two's
 probes on them in sandboxed workers (grading/judge/worker.py, the same worker as part one's judge).

@@ -16,16 +16,18 @@ import io
 import os
 import re
 import stat
+import unicodedata
+
+from grading.paths import STUDENT_ID
 
 FIELDS = ("first_name", "last_name", "email", "lms_user_id")  # nbgrader's Student columns
 ALIASES = {"student": "id", "student_id": "id", "e_mail": "email", "first": "first_name",
            "last": "last_name", "firstname": "first_name", "lastname": "last_name"}  # fmt: skip
 MAX_BYTES = 2**20  # a class of thousands fits many times over
 MAX_VALUE = 128  # what the gradebook's columns hold
-STUDENT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@+-]{0,63}")  # a folder name, never a path
 EMAIL = re.compile(r"[^@\s,;<>\"']+@[^@\s,;<>\"']+\.[^@\s,;<>\"']+")
-FORMULA = ("=", "+", "@", "\t", "\r")  # what a spreadsheet may run when it opens an export
-CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+FORMULA = ("=", "+", "-", "@", "\t", "\r")  # what a spreadsheet may run when it opens a CSV
+HIDDEN = {"Cc", "Cf", "Zl", "Zp"}  # control, format (a right-to-left override ...), line breaks
 
 
 class RosterError(ValueError):
@@ -65,9 +67,9 @@ def checked_value(name, value, line):
     value = value.strip()
     if len(value) > MAX_VALUE:
         raise RosterError(f"line {line}: {name} is over {MAX_VALUE} characters")
-    if CONTROL.search(value):
-        raise RosterError(f"line {line}: {name} holds a control character")
-    if value.startswith(FORMULA):
+    if any(unicodedata.category(c) in HIDDEN for c in value):
+        raise RosterError(f"line {line}: {name} holds a control or invisible character")
+    if unicodedata.normalize("NFKC", value).startswith(FORMULA):  # ＝ is = to a spreadsheet
         raise RosterError(f"line {line}: {name} {value!r} starts like a spreadsheet formula")
     if name == "id" and not STUDENT_ID.fullmatch(value):
         raise RosterError(f"line {line}: {value!r} is not a student id (letters, digits, ._@+-)")

@@ -14,14 +14,16 @@ import datetime
 import os
 import shutil
 import sys
+import unicodedata
 import zipfile
 
 from nbgrader.plugins import FileNameCollectorPlugin
 
 from grading import course_user
 from grading.authoring.course import nbgrader
+from grading.nbgrader import deadlines
 from grading.parts import ASSIGNMENT, PARTS, registered
-from grading.paths import downloaded
+from grading.paths import STUDENT_ID, downloaded
 
 NBGRADER_TIMESTAMP = "timestamp.txt"  # where nbgrader keeps a submission's time
 MAX_UNPACKED = 200 * 2**20  # a part's hand-in is well under 1 MiB
@@ -63,33 +65,53 @@ def screen(part):
 
 def hand_in_time(zip_path):
     """When a hand-in zip arrived: its modification time in downloaded/ (what the LMS's download
-    or the browser gave the file), as an ISO time in UTC; None if the zip is not there."""
+    or the browser gave the file), in UTC without a zone as nbgrader keeps times; None if the zip
+    is not there."""
     try:
         seconds = os.lstat(zip_path).st_mtime
     except OSError:
         return None
-    return datetime.datetime.fromtimestamp(seconds, datetime.UTC).isoformat()
+    return datetime.datetime.fromtimestamp(seconds, datetime.UTC).replace(tzinfo=None)
+
+
+def plain_name(name):
+    """A path part as it would be compared: NFKC-normalised and case-folded."""
+    return unicodedata.normalize("NFKC", name).casefold()
 
 
 class HandInCollector(FileNameCollectorPlugin):
-    """nbgrader's file-name collector, plus each hand-in's time (nbgrader writes it to the
-    submission's timestamp.txt, which deadlines are measured from).
+    """Which student an unpacked file belongs to, and when they handed it in.
 
-    The time is the zip's own, never one written inside it: a learner's zip holding a
-    timestamp.txt would otherwise choose its own hand-in time, so that file is not collected.
+    A file unpacked from downloaded/<part>/archive/<student>.zip lies in
+    downloaded/<part>/extracted/<student>/: the student is the folder right under extracted/,
+    and a zip of that very name must exist. A path inside a zip that itself says
+    "extracted/<someone>/" stays that learner's own file and never reaches someone else's
+    submission. The time (nbgrader writes it to the submission's timestamp.txt, which deadlines
+    are measured from) is the zip's own; a timestamp.txt inside a zip, at any depth and in any
+    spelling, is not collected, so no learner chooses their own time.
     """
 
     def collect(self, submitted_file):
-        """nbgrader's match of one unpacked file, with the time of the zip it came from."""
-        info = super().collect(submitted_file)
-        if not info:
-            return info
-        if os.path.basename(info["file_id"]) == NBGRADER_TIMESTAMP:
+        """{student_id, file_id, timestamp} of one unpacked file, or None to leave it."""
+        part = self.parent.coursedir.assignment_id
+        top = os.path.join(downloaded(part, "extracted"), "")
+        if os.path.splitext(submitted_file)[1] not in self.valid_ext:
+            return None
+        inside = submitted_file.startswith(top)
+        student, _, file_id = submitted_file[len(top) :].partition("/") if inside else ("", "", "")
+        if not STUDENT_ID.fullmatch(student) or not file_id:
+            self.log.warning("Not collected (not in a student's own folder): %s", submitted_file)
+            return None
+        zip_path = os.path.join(downloaded(part), student + ".zip")
+        if not os.path.isfile(zip_path) or os.path.islink(zip_path):
+            self.log.warning("Not collected (no %s.zip was handed in): %s", student, submitted_file)
+            return None
+        if any(plain_name(name) == NBGRADER_TIMESTAMP for name in file_id.split("/")):
             self.log.warning("Not collected (the hand-in time is the zip's): %s", submitted_file)
             return None
-        part = self.parent.coursedir.assignment_id
-        when = hand_in_time(os.path.join(downloaded(part), info["student_id"] + ".zip"))
-        return {**info, "timestamp": when} if when else info
+        when = hand_in_time(zip_path)
+        return {"student_id": student, "file_id": file_id,
+                "timestamp": when.isoformat() if when else None}  # fmt: skip
 
 
 def collect(part=ASSIGNMENT, force=False):
@@ -105,6 +127,35 @@ def collect(part=ASSIGNMENT, force=False):
     if done.returncode != 0:
         again = "" if force else " (collected before? make collect FORCE=1 extracts all again)"
         raise SystemExit(f"nbgrader zip_collect {part} failed (its log is above){again}")
+    for line in hand_in_times(part):
+        print(line)
+
+
+def hand_in_times(part):
+    """Lines saying each zip's hand-in time, when deadlines.csv gives the part a due time, and a
+    warning when the times look like a copy's rather than the hand-ins' (all within a minute)."""
+    try:
+        deadline = deadlines.load().get(part)
+    except deadlines.DeadlineError as err:
+        return [f"deadlines.csv: {err}"]
+    archive = downloaded(part)
+    zips = sorted(
+        n for n in os.listdir(archive) if n.endswith(".zip") and STUDENT_ID.fullmatch(n[:-4])
+    )
+    if deadline is None or not zips:
+        return []
+    times = {n[:-4]: hand_in_time(os.path.join(archive, n)) for n in zips}
+    times = {student: when for student, when in times.items() if when}
+    if not times:
+        return []
+    lines = [f"{student}: handed in {when:%Y-%m-%d %H:%M} UTC"
+             + (" (late)" if when > deadline.due_for(student) else "")
+             for student, when in times.items()]  # fmt: skip
+    spread = max(times.values()) - min(times.values())
+    if len(times) > 1 and spread < datetime.timedelta(minutes=1):
+        lines.append("warning: every zip's time is within a minute of the others: they look "
+                     "like when they were copied, not handed in (docs/instructors.md)")  # fmt: skip
+    return lines
 
 
 def arguments(parser, command):

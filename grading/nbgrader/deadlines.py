@@ -34,7 +34,7 @@ import os
 import re
 
 from grading.parts import PARTS
-from grading.paths import DEADLINES, db_url
+from grading.paths import DEADLINES, STUDENT_ID, db_url
 
 POLICY = re.compile(r"none|zero|per-day (\d+(?:\.\d+)?)|zero-after (\d+(?:\.\d+)?)")
 DAY = 86400.0
@@ -78,13 +78,14 @@ def instant(text, line):
     """An ISO 8601 time with its zone, as naive UTC (nbgrader's form); DeadlineError otherwise."""
     try:
         moment = datetime.datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
+        utc = moment.astimezone(datetime.UTC) if moment.tzinfo else None
+    except (ValueError, OverflowError):
         raise DeadlineError(
             f"line {line}: {text!r} is not a time like 2026-12-10T23:59+09:00"
         ) from None
-    if moment.tzinfo is None:
+    if utc is None:
         raise DeadlineError(f"line {line}: {text!r} has no time zone (add +09:00, Z ...)")
-    return moment.astimezone(datetime.UTC).replace(tzinfo=None)
+    return utc.replace(tzinfo=None)
 
 
 def parse(text, known=PARTS):
@@ -102,6 +103,10 @@ def parse(text, known=PARTS):
         if student:
             if policy:
                 raise DeadlineError(f"line {line}: a policy belongs on the part's row")
+            if not STUDENT_ID.fullmatch(student):
+                raise DeadlineError(f"line {line}: {student!r} is not a student id")
+            if student in extended.get(part, {}):
+                raise DeadlineError(f"line {line}: {student} has two rows for {part}")
             extended.setdefault(part, {})[student] = due
         elif part in parts:
             raise DeadlineError(f"line {line}: {part} has two rows of its own")

@@ -17,7 +17,7 @@ import pytest
 from grading import cli, course_user, verdicts
 from grading.judge import attention
 from grading.machine import cgroups, sandbox
-from grading.paths import ROOT
+from grading.paths import ROOT, masters
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="set-up creates an account: root only")
 
@@ -198,10 +198,10 @@ def test_the_course_user_grades_a_class_as_make_autograde_does():
             assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
         with open(os.path.join(folder, "records", "grades.csv"), newline="") as f:
             (row,) = list(csv.DictReader(f))
-        masters = sorted(glob.glob(os.path.join(ROOT, "notebooks", "attention", "*.ipynb")))
+        books = sorted(glob.glob(os.path.join(masters("attention"), "*.ipynb")))
         full = sum(
             cell.metadata.get("nbgrader", {}).get("points", 0)
-            for path in masters
+            for path in books
             for cell in nbformat.read(path, as_version=4).cells
         )
         assert full > 30 and float(row["max"]) == pytest.approx(full)

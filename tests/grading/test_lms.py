@@ -10,6 +10,7 @@ this header). The roster's rules are the ones its docstring states.
 import csv
 import io
 import os
+import unicodedata
 
 import pytest
 
@@ -57,6 +58,19 @@ def test_moodle_rows_follow_its_csv_grade_import():
     assert float(by_id["bo-2"][4]) == pytest.approx(0.5) and by_id["cy"][4:] == ["", ""]
 
 
+def test_no_text_cell_of_an_export_starts_like_a_formula():
+    """Names that reached the gradebook some other way (a folder's name, nbgrader's own tools)
+    are written as text; the scores, a negative late penalty included, stay numbers."""
+    people = [Person("=cmd", "+1", "-x", "@me", "\uff1dy")]
+    columns = [Column("=title", 1.0, {"=cmd": -0.5})]
+    for layout in (layouts.canvas, layouts.moodle, layouts.plain):
+        for row in as_csv(layout(people, columns)):
+            for cell in row:
+                starts = unicodedata.normalize("NFKC", cell)[:1]
+                assert starts not in "=+@" or starts == "", (layout.__name__, cell)
+                assert not starts == "-" or float(cell) == pytest.approx(-0.5), cell
+
+
 def test_the_plain_table_sums_what_was_graded():
     rows = as_csv(layouts.plain(PEOPLE, COLUMNS))
     assert rows[0][:5] == ["student", "first_name", "last_name", "email", "lms_user_id"]
@@ -86,7 +100,10 @@ def test_a_roster_reads_loose_headers_and_keeps_empty_fields_empty():
         ("id,email\nana,not-an-email\n", "line 2: 'not-an-email' is not an email address"),
         ("id,first_name\n../bob,Bob\n", "line 2: '../bob' is not a student id"),
         ('id,last_name\nana,=HYPERLINK("x")\n', "starts like a spreadsheet formula"),
-        ("id,last_name\nana,Li\x07ma\n", "control character"),
+        ("id,last_name\nana,Li\x07ma\n", "control or invisible character"),
+        ("id,last_name\nana,\u202eamiL\n", "control or invisible character"),  # right-to-left
+        ("id,first_name\nana,-2+3+cmd|' /C calc'!A0\n", "starts like a spreadsheet formula"),
+        ("id,first_name\nana,\uff1d1+1\n", "starts like a spreadsheet formula"),  # full-width =
         ("id,last_name\nana,Lima,extra\n", "line 2: 3 values for 2 columns"),
         ("id,email,EMAIL\nana,a@b.org,a@b.org\n", "named twice"),
         ("id\n\n", "lists no students"),

@@ -13,7 +13,7 @@ import tempfile
 import nbformat
 import pytest
 
-from grading.paths import ROOT
+from grading.paths import ROOT, masters
 
 pytestmark = [
     pytest.mark.nbgrader,
@@ -73,8 +73,9 @@ def course_with_a_third_part():
         if os.path.isfile(os.path.join(ROOT, rel)):
             os.makedirs(os.path.dirname(os.path.join(copy, rel)), exist_ok=True)
             shutil.copy2(os.path.join(ROOT, rel), os.path.join(copy, rel))
-    os.makedirs(os.path.join(copy, "notebooks", "tiny"))
-    nbformat.write(master_notebook(), os.path.join(copy, "notebooks", "tiny", "01-double.ipynb"))
+    source = os.path.join(copy, os.path.relpath(masters("tiny"), ROOT))
+    os.makedirs(source)
+    nbformat.write(master_notebook(), os.path.join(source, "01-double.ipynb"))
     shutil.copy(os.path.join(HERE, "judge.py"), os.path.join(copy, "grading", "judge", "tiny.py"))
     registry = os.path.join(copy, "grading", "parts.py")
     text = open(registry, encoding="utf-8").read()

@@ -301,7 +301,8 @@ def test_hostile_zips_are_set_aside_and_the_class_is_still_collected(tmp_path):
     """Zips whose entries climb out (../), start at /, hide another archive or are no zip at all
     are moved to downloaded/attention/refused/ with the reason printed; nothing lands outside
     the submissions, and the honest zip beside them is collected. A zip holding its own
-    timestamp.txt is collected with the zip's time, not the one it wrote."""
+    timestamp.txt (a file or a folder) is collected with the zip's time, not one it wrote, and
+    a zip's "extracted/<someone>/" entries never reach another student's submission."""
     from grading import classroom
 
     course.release()
@@ -312,7 +313,10 @@ def test_hostile_zips_are_set_aside_and_the_class_is_still_collected(tmp_path):
         "nested": {"inner.zip": "PK", "model.py": "import math\n"},
         "honest": {"model.py": "import math\n"},
         "forger": {"model.py": "import math\n", "timestamp.txt": "2000-01-01 00:00:00"},
-    }
+        "stamper": {"model.py": "import math\n", "timestamp.txt/notes.md": "a folder"},
+        "planter": {"model.py": "import math\n", "extracted/honest/model.py": "# planted\n",
+                    "extracted/ghost/model.py": "# a student with no zip\n"},
+    }  # fmt: skip
     archive = os.path.join(ROOT, "downloaded", "attention", "archive")
     refused = os.path.join(ROOT, "downloaded", "attention", "refused")
     os.makedirs(archive, exist_ok=True)
@@ -337,6 +341,9 @@ def test_hostile_zips_are_set_aside_and_the_class_is_still_collected(tmp_path):
         honest = os.path.join(classroom.SUBMITTED, "honest", "attention")
         assert sorted(os.listdir(honest)) == ["model.py", "timestamp.txt"]
         assert hand_in_time("forger") == ZIP_TIME  # its own timestamp.txt was not collected
+        assert hand_in_time("stamper") == ZIP_TIME  # nor a folder of that name
+        assert open(os.path.join(honest, "model.py")).read() == "import math\n"  # not planted
+        assert not os.path.exists(os.path.join(classroom.SUBMITTED, "ghost"))
         for student in ("climber", "absolute", "nested"):
             assert not os.path.exists(os.path.join(classroom.SUBMITTED, student))
         extracted = os.path.join(ROOT, "downloaded", "attention", "extracted", "climber")
@@ -346,7 +353,7 @@ def test_hostile_zips_are_set_aside_and_the_class_is_still_collected(tmp_path):
         shutil.rmtree(refused, ignore_errors=True)
         for name in os.listdir(archive):
             os.remove(os.path.join(archive, name))
-        for student in ("honest", "forger"):
+        for student in ("honest", "forger", "stamper", "planter"):
             shutil.rmtree(os.path.join(classroom.SUBMITTED, student), ignore_errors=True)
 
 

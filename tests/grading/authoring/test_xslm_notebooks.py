@@ -1,5 +1,5 @@
-"""Part two's master notebooks (notebooks/xslm): valid nbgrader notebooks with no outputs, one per
-step, and, run in order, they rebuild part two's reference (xslm/engine.py, xslm/gpt.py) and
+"""Part two's master notebooks (notebooks/masters/xslm): valid nbgrader notebooks with no outputs,
+one per step, and, run in order, they rebuild part two's reference (xslm/engine.py, xslm/gpt.py) and
 artifacts exactly, training included, in under a minute.
 """
 

@@ -16,7 +16,7 @@ from grading.authoring.mistakes import BUGGY, replace_function
 from grading.judge import attention as judge
 from grading.judge import core
 from grading.judge.reference import reference_source
-from grading.paths import ROOT
+from grading.paths import ROOT, masters
 
 WRONG_SOFTMAX = replace_function(reference_source(), "softmax", BUGGY["softmax.divide_by_max"][1])
 SOFTMAX_CELLS = {"step01-softmax-checks", "step01-softmax-hidden"}
@@ -47,7 +47,7 @@ def test_cells_table_matches_the_master_notebooks():
     """Every graded cell of the masters is judged, and the judge knows no other cell."""
     graded = {
         c.metadata.nbgrader["grade_id"]
-        for path in glob.glob(os.path.join(ROOT, "notebooks", "attention", "*.ipynb"))
+        for path in glob.glob(os.path.join(masters("attention"), "*.ipynb"))
         for c in nbformat.read(path, 4).cells
         if c.metadata.get("nbgrader", {}).get("grade")
     }

@@ -64,6 +64,16 @@ def test_a_deadlines_file_is_read_as_instants_in_utc():
         ),  # fmt: skip
         ("part,student,due\nattention,ana,2026-12-10T23:59Z\n", "attention has students' dates"),
         ("part,student,due\nattention,,\n", "line 2: every row needs a part and a due time"),
+        ("part,student,due\nattention,,0001-01-01T00:00+01:00\n", "is not a time like"),
+        (
+            "part,student,due\nattention,,2026-12-10T23:59Z\nattention,../x,2026-12-11T23:59Z\n",
+            "'../x' is not a student id",
+        ),  # fmt: skip
+        (
+            "part,student,due\nattention,,2026-12-10T23:59Z\nattention,ana,2026-12-11T23:59Z\n"
+            "attention,ana,2026-12-12T23:59Z\n",
+            "line 4: ana has two rows for attention",
+        ),  # fmt: skip
     ],
 )
 def test_a_faulty_deadlines_file_names_what_to_fix(text, says):
@@ -90,6 +100,29 @@ def test_each_late_policy_takes_its_share(policy, hours_late, share):
     score = 7.0
     taken = deadlines.Policy(policy).penalty(score, hours_late * 3600)
     assert taken == pytest.approx(share * score)
+
+
+def test_collect_says_each_zips_time_and_doubts_times_a_copy_made(tmp_path, monkeypatch):
+    """With a due time, make collect prints each hand-in's time, late ones marked, and warns
+    when every zip's time is within a minute of the others (the times of a copy)."""
+    from grading.nbgrader import collect
+
+    monkeypatch.setattr(collect, "downloaded", lambda part, kind="archive": str(tmp_path))
+    monkeypatch.setattr(deadlines, "load", lambda: deadlines.parse(FILE))
+    for name, moment in (("ana", DUE - HOUR), ("dl-extended", DUE + 48 * HOUR)):
+        (tmp_path / f"{name}.zip").write_bytes(b"PK")
+        seconds = moment.replace(tzinfo=datetime.UTC).timestamp()
+        os.utime(tmp_path / f"{name}.zip", (seconds, seconds))
+    said = collect.hand_in_times("attention")
+    assert said == ["ana: handed in 2026-12-10 13:59 UTC",
+                    "dl-extended: handed in 2026-12-12 14:59 UTC"]  # fmt: skip
+    os.utime(tmp_path / "dl-extended.zip", (DUE.replace(tzinfo=datetime.UTC).timestamp() + 5,) * 2)
+    (tmp_path / "bo.zip").write_bytes(b"PK")
+    os.utime(tmp_path / "bo.zip", ((DUE + 30 * HOUR).replace(tzinfo=datetime.UTC).timestamp(),) * 2)
+    assert "bo: handed in 2026-12-11 20:59 UTC (late)" in collect.hand_in_times("attention")
+    os.utime(tmp_path / "bo.zip", (DUE.replace(tzinfo=datetime.UTC).timestamp() - 20,) * 2)
+    os.utime(tmp_path / "ana.zip", (DUE.replace(tzinfo=datetime.UTC).timestamp(),) * 2)
+    assert collect.hand_in_times("attention")[-1].startswith("warning: every zip's time")
 
 
 def timestamp(student, moment):

@@ -3,23 +3,31 @@ the formgrader serves it.
 """
 
 import csv
-import json
 import os
 import shutil
-import signal
-import subprocess
-import time
-import urllib.request
 
+import nbformat
 import pytest
 
 from grading import classroom
 from grading.authoring import course
-from grading.paths import ROOT
-from tests.fixtures.lab_server import free_port, get
+from grading.parts import PARTS
+from grading.paths import EXPORT_CSV, ROOT
+from tests.fixtures import formgrader_page
+from tests.fixtures.helpers import master_points
+from tests.fixtures.lab_server import formgrader, get
 
 pytestmark = pytest.mark.nbgrader
 STUDENT = "cli-student"
+DIES = "cli-kernel-dies"  # a correct submission whose kernel dies in its second notebook
+
+
+def kill_the_kernel(folder):
+    """Put a cell that ends the kernel at the top of the submission's second notebook."""
+    path = os.path.join(folder, "02-attention.ipynb")
+    book = nbformat.read(path, as_version=4)
+    book.cells.insert(1, nbformat.v4.new_code_cell("import os\nos._exit(3)"))
+    nbformat.write(book, path)
 
 
 def nbgrader(*args):
@@ -39,11 +47,15 @@ def graded():
     classroom.write_submission(STUDENT)
     autograded = nbgrader("autograde", "attention", "--student", STUDENT, "--force")
     nbgrader("generate_feedback", "attention", "--student", STUDENT, "--force")
+    shutil.rmtree(os.path.join(classroom.SUBMITTED, DIES), ignore_errors=True)
+    kill_the_kernel(classroom.write_submission(DIES))
+    nbgrader("autograde", "attention", "--student", DIES, "--force")
     with open(classroom.GRADES_CSV, "w") as f:
         f.write("made by make grades\n")
     nbgrader("export")
     yield {"autograde": autograded.stdout + autograded.stderr}
-    shutil.rmtree(os.path.join(classroom.SUBMITTED, STUDENT), ignore_errors=True)
+    for student in (STUDENT, DIES):
+        shutil.rmtree(os.path.join(classroom.SUBMITTED, student), ignore_errors=True)
 
 
 def test_autograde_gives_the_judges_full_marks(graded):
@@ -124,51 +136,32 @@ def test_export_and_make_grades_write_different_files(graded):
     """nbgrader export writes gradebook-export.csv and leaves grades.csv (make grades') alone."""
     assert open(classroom.GRADES_CSV).read() == "made by make grades\n"
     with open(os.path.join(ROOT, "gradebook-export.csv")) as f:
-        rows = [r for r in csv.DictReader(f) if r["student_id"] == STUDENT]
+        rows = [r for r in csv.DictReader(f)
+                if (r["assignment"], r["student_id"]) == ("attention", STUDENT)]  # fmt: skip
     assert float(rows[0]["score"]) == 39.0
 
 
-def test_formgrader_lists_the_assignment(graded):
-    """The formgrader, served by Jupyter from the course root,
-    knows the assignment and the submission.
-    """
-    port, token = free_port(), "formgradertest"
-    server = subprocess.Popen(
-        [
-            os.path.join(os.path.dirname(course.sys.executable), "jupyter"),
-            "server",
-            "--no-browser",
-            f"--ServerApp.port={port}",
-            f"--IdentityProvider.token={token}",
-            "--ServerApp.ip=127.0.0.1",
-            "--allow-root",
-        ],
-        cwd=ROOT,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                code, _ = get(f"http://127.0.0.1:{port}/formgrader?token={token}")
-                break
-            except OSError:
-                assert time.monotonic() < deadline, "the formgrader never answered"
-                time.sleep(0.5)
-        assert code == 200
-        request = urllib.request.Request(
-            f"http://127.0.0.1:{port}/formgrader/api/assignments",
-            headers={"Authorization": f"token {token}"},
-        )
-        with urllib.request.urlopen(request, timeout=10) as reply:
-            assignments = json.loads(reply.read())
-        attention = next(a for a in assignments if a["name"] == "attention")
-        assert attention["num_submissions"] >= 1
-    finally:
-        os.killpg(server.pid, signal.SIGTERM)
-        server.wait(timeout=30)
+def test_formgrader_shows_only_the_course(graded):
+    """The formgrader, served by Jupyter from the course root (SQLite gradebook): its assignments
+    are the course's parts and nothing else, the exchange is there (no warning about it), and a
+    student whose kernel died is autograded with the judge's score (the same correct work, the
+    same points), the one the export has."""
+    from nbgrader.api import Gradebook
+
+    with formgrader() as (base, token, api):
+        assert sorted(a["name"] for a in api("assignments")) == sorted(PARTS)
+        _, page = get(f"{base}/formgrader/manage_assignments?token={token}")
+        assert "warning-exchange" not in page and "Manage Assignments" in page
+        shown = {s["student"]: s for s in api("submissions/attention")}
+    with Gradebook(f"sqlite:///{os.path.join(ROOT, 'records', 'gradebook.db')}") as gb:
+        for student in (STUDENT, DIES):
+            assert shown[student]["autograded"], student
+            recorded = gb.find_submission("attention", student).score
+            assert shown[student]["score"] == pytest.approx(recorded), student
+    assert shown[DIES]["score"] == pytest.approx(shown[STUDENT]["score"])  # the judge decides
+    with open(os.path.join(ROOT, EXPORT_CSV), newline="") as f:
+        exported = {r["student_id"]: r for r in csv.DictReader(f) if r["assignment"] == "attention"}
+    assert float(exported[DIES]["score"]) == pytest.approx(shown[DIES]["score"])
 
 
 def test_feedback_renders_its_maths_offline(graded):
@@ -236,3 +229,15 @@ def test_a_link_made_by_the_kernel_never_reaches_the_feedback():
             assert "leak.txt" not in files
     finally:
         shutil.rmtree(os.path.join(classroom.SUBMITTED, student), ignore_errors=True)
+
+
+@pytest.mark.browser
+def test_the_formgrader_shows_the_course_in_a_real_browser(graded):
+    """chromium: the assignments page lists the parts and no exchange warning, and the
+    submissions page shows the student whose kernel died with the judge's full score.
+    Screenshots land in test-artifacts/formgrader-sqlite-*.png."""
+    top = sum(master_points().values())
+    with formgrader() as (base, token, _):
+        listed, warned, scores = formgrader_page.look(base, token, "attention", "formgrader-sqlite")
+    assert listed == set(PARTS) and not warned
+    assert scores[DIES] == scores[STUDENT] == f"{top:g} / {top:g}"

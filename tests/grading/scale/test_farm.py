@@ -17,8 +17,10 @@ import pytest
 from grading import classroom, course_user
 from grading.authoring import course
 from grading.authoring.mistakes import BUGGY
+from grading.parts import PARTS
 from grading.scale import farm, postgres
-from tests.fixtures.lab_server import free_port
+from tests.fixtures import formgrader_page
+from tests.fixtures.lab_server import formgrader, free_port
 
 pytestmark = pytest.mark.nbgrader
 scores = classroom.cell_scores  # {student: {grade_id: score}} from the gradebook
@@ -182,7 +184,9 @@ def test_a_dask_cluster_gives_plain_nbgraders_gradebook(plain):
 
 
 def test_a_postgresql_gradebook_gives_plain_nbgraders_scores(plain, monkeypatch):
-    """Release and parallel autograde on a real PostgreSQL server: the same scores as SQLite."""
+    """Release and parallel autograde on a real PostgreSQL server: the same scores as SQLite, and
+    the formgrader, reading that server, shows the course's parts and those scores (through its
+    API, and in chromium: test-artifacts/formgrader-postgres-*.png)."""
     folder = tempfile.mkdtemp(prefix="attention-pg-")  # pytest's tmp_path is closed to `postgres`
     os.chmod(folder, 0o755)
     url = postgres.start(folder, free_port())
@@ -192,6 +196,16 @@ def test_a_postgresql_gradebook_gives_plain_nbgraders_scores(plain, monkeypatch)
         outcomes = farm.autograde(list(CLASS), jobs=2, force=True)
         assert sorted(o.student for o in outcomes if o.ok) == sorted(CLASS)
         assert scores() == plain
+        with formgrader(env=dict(os.environ, DB_URL=url)) as (base, token, api):  # same server
+            assert sorted(a["name"] for a in api("assignments")) == sorted(PARTS)
+            shown = {s["student"]: s for s in api("submissions/attention")}
+            seen = formgrader_page.look(base, token, "attention", "formgrader-postgres")
+        for student, cells in plain.items():
+            assert shown[student]["autograded"], student
+            assert shown[student]["score"] == pytest.approx(sum(cells.values())), student
+            top = shown[student]["max_score"]
+            assert seen[2][student] == f"{sum(cells.values()):g} / {top:g}", student
+        assert seen[0] == set(PARTS) and not seen[1]
     finally:
         postgres.stop(folder)
         shutil.rmtree(folder, ignore_errors=True)
