@@ -230,7 +230,7 @@ def grade_table(assignment=ASSIGNMENT):
                 for grade in notebook.grades
             }
             diagnoses = diagnoses_of(student, assignment)
-            total = max(0.0, submission.score - (submission.late_submission_penalty or 0.0))
+            total = deadlines.after_penalty(submission.score, submission.late_submission_penalty)
             rows.append((student, scores, total, submission.max_score, diagnoses))
     return rows
 

@@ -45,11 +45,16 @@ class Column:
 FORMULA = ("=", "+", "-", "@", "\t", "\r")  # a spreadsheet runs a cell that starts so
 
 
+def starts_like_formula(value):
+    """True when a spreadsheet would run the cell: =, +, -, @ ... first, full-width ones too."""
+    return unicodedata.normalize("NFKC", value).startswith(FORMULA)
+
+
 def text(value):
     """A text cell a spreadsheet shows as text: one starting like a formula gets a leading '.
     (Roster values are checked on the way in; this guards every other name too.)"""
     value = str(value)
-    return "'" + value if unicodedata.normalize("NFKC", value).startswith(FORMULA) else value
+    return "'" + value if starts_like_formula(value) else value
 
 
 def number(value):

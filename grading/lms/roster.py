@@ -18,6 +18,7 @@ import re
 import stat
 import unicodedata
 
+from grading.lms.layouts import starts_like_formula
 from grading.paths import STUDENT_ID
 
 FIELDS = ("first_name", "last_name", "email", "lms_user_id")  # nbgrader's Student columns
@@ -26,7 +27,6 @@ ALIASES = {"student": "id", "student_id": "id", "e_mail": "email", "first": "fir
 MAX_BYTES = 2**20  # a class of thousands fits many times over
 MAX_VALUE = 128  # what the gradebook's columns hold
 EMAIL = re.compile(r"[^@\s,;<>\"']+@[^@\s,;<>\"']+\.[^@\s,;<>\"']+")
-FORMULA = ("=", "+", "-", "@", "\t", "\r")  # what a spreadsheet may run when it opens a CSV
 HIDDEN = {"Cc", "Cf", "Zl", "Zp"}  # control, format (a right-to-left override ...), line breaks
 
 
@@ -69,7 +69,7 @@ def checked_value(name, value, line):
         raise RosterError(f"line {line}: {name} is over {MAX_VALUE} characters")
     if any(unicodedata.category(c) in HIDDEN for c in value):
         raise RosterError(f"line {line}: {name} holds a control or invisible character")
-    if unicodedata.normalize("NFKC", value).startswith(FORMULA):  # ＝ is = to a spreadsheet
+    if starts_like_formula(value):
         raise RosterError(f"line {line}: {name} {value!r} starts like a spreadsheet formula")
     if name == "id" and not STUDENT_ID.fullmatch(value):
         raise RosterError(f"line {line}: {value!r} is not a student id (letters, digits, ._@+-)")

@@ -13,6 +13,7 @@ and the reason is printed; the others are collected.
 import datetime
 import os
 import shutil
+import stat
 import sys
 import unicodedata
 import zipfile
@@ -65,13 +66,15 @@ def screen(part):
 
 def hand_in_time(zip_path):
     """When a hand-in zip arrived: its modification time in downloaded/ (what the LMS's download
-    or the browser gave the file), in UTC without a zone as nbgrader keeps times; None if the zip
-    is not there."""
+    or the browser gave the file), in UTC without a zone as nbgrader keeps times; None unless the
+    zip is there as a regular file (not a link)."""
     try:
-        seconds = os.lstat(zip_path).st_mtime
+        info = os.lstat(zip_path)
     except OSError:
         return None
-    return datetime.datetime.fromtimestamp(seconds, datetime.UTC).replace(tzinfo=None)
+    if not stat.S_ISREG(info.st_mode):
+        return None
+    return datetime.datetime.fromtimestamp(info.st_mtime, datetime.UTC).replace(tzinfo=None)
 
 
 def plain_name(name):
@@ -102,16 +105,14 @@ class HandInCollector(FileNameCollectorPlugin):
         if not STUDENT_ID.fullmatch(student) or not file_id:
             self.log.warning("Not collected (not in a student's own folder): %s", submitted_file)
             return None
-        zip_path = os.path.join(downloaded(part), student + ".zip")
-        if not os.path.isfile(zip_path) or os.path.islink(zip_path):
+        when = hand_in_time(os.path.join(downloaded(part), student + ".zip"))
+        if when is None:
             self.log.warning("Not collected (no %s.zip was handed in): %s", student, submitted_file)
             return None
         if any(plain_name(name) == NBGRADER_TIMESTAMP for name in file_id.split("/")):
             self.log.warning("Not collected (the hand-in time is the zip's): %s", submitted_file)
             return None
-        when = hand_in_time(zip_path)
-        return {"student_id": student, "file_id": file_id,
-                "timestamp": when.isoformat() if when else None}  # fmt: skip
+        return {"student_id": student, "file_id": file_id, "timestamp": when.isoformat()}
 
 
 def collect(part=ASSIGNMENT, force=False):

@@ -28,6 +28,7 @@ preprocess.py). This module is the standard library's and nbgrader's gradebook o
 import csv
 import dataclasses
 import datetime
+import functools
 import io
 import math
 import os
@@ -123,9 +124,20 @@ def parse(text, known=PARTS):
 
 
 def load(path=DEADLINES):
-    """The class's deadlines ({} when it has no deadlines.csv); DeadlineError if it is wrong."""
-    if not os.path.exists(path):
+    """The class's deadlines ({} when it has no deadlines.csv); DeadlineError if it is wrong.
+    Parsed once per version of the file: grading asks for each notebook."""
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
         return {}
+    except OSError as err:
+        raise DeadlineError(f"cannot read it ({err}): the course user reads it") from None
+    return parsed(path, info.st_mtime_ns, info.st_size)
+
+
+@functools.lru_cache(maxsize=4)
+def parsed(path, mtime_ns, size):
+    """parse() of the file at path as it is at that modification time and size."""
     try:
         with open(path, encoding="utf-8") as f:
             return parse(f.read())
@@ -137,6 +149,11 @@ def describe(part, deadline):
     """One line: the part's due time, its policy, and how many students have their own."""
     return (f"{part} due {deadline.due:%Y-%m-%d %H:%M} UTC, late policy {deadline.policy.text}, "
             f"{len(deadline.extended)} student(s) with their own due time")  # fmt: skip
+
+
+def after_penalty(score, penalty):
+    """A total once lateness took its points, never below 0 (as nbgrader's export counts it)."""
+    return max(0.0, score - (penalty or 0.0))
 
 
 @dataclasses.dataclass(frozen=True)

@@ -547,12 +547,13 @@ class ApplyDeadlines(NbGraderPreprocessor):
         deadline = deadlines.load().get(assignment)
         if deadline is None:  # not in deadlines.csv: a due date set in nbgrader itself stands
             return nb, resources
-        with Gradebook(resources["nbgrader"]["db_url"]) as gb:
-            gb.update_or_create_assignment(assignment, duedate=deadline.due)
+        extension = (deadline.due_for(student) - deadline.due) or None
+        with Gradebook(resources["nbgrader"]["db_url"]) as gb:  # once a submission, not a notebook
             submission = gb.find_submission(assignment, student)
-            extension = deadline.due_for(student) - deadline.due
-            submission.extension = extension if extension else None
-            gb.db.commit()
+            if (submission.assignment.duedate, submission.extension) != (deadline.due, extension):
+                submission.assignment.duedate = deadline.due
+                submission.extension = extension
+                gb.db.commit()
         return nb, resources
 
 

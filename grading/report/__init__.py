@@ -74,7 +74,7 @@ def learners(assignment, scores):
         cells = scores.get(student, {})
         when = late.get(student)
         penalty = when.penalty if when and cells else 0.0
-        total = max(0.0, sum(cells.values()) - penalty) if student in scores else None
+        total = deadlines.after_penalty(sum(cells.values()), penalty) if student in scores else None
         out.append(Learner(student, cells, total, classroom.diagnoses_of(student, assignment),
                            classroom.problems_of(student, assignment), edition_of(editions),
                            when.sentence() if when and cells else None, penalty))  # fmt: skip
