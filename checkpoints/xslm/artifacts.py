@@ -136,25 +136,32 @@ def samples_report(folder, generate_text):
     return Report(SAMPLES_FILE, checks)
 
 
+def model_functions(load, loss, generate):
+    """held_out_loss(state) and generate_text(state, prompt, temperature) for one kind of model:
+    load(state) -> a 40/8/12 model, loss(model, inputs, targets) -> a number, and
+    generate(model, ids, steps, temperature, seed) -> ids, as gpt.py's step 4 and 5 have them."""
+
+    def held_out_loss(state):
+        m, pairs = load(state), held_out_pairs()
+        return sum(float(loss(m, i, t)) for i, t in pairs) / len(pairs)
+
+    def generate_text(state, prompt, temperature):
+        vocab = course_tokens()[0]
+        ids = generate(load(state), encode(prompt, vocab), SAMPLE_STEPS, temperature, SAMPLE_SEED)
+        return decode(ids, vocab)
+
+    return held_out_loss, generate_text
+
+
 def learner_model(engine, gpt):
     """held_out_loss and generate_text made with the learner's own files."""
 
-    def model(state):
+    def load(state):
         m = gpt.GPT(*DIMS)
         m.load(state)
         return m
 
-    def held_out_loss(state):
-        m, pairs = model(state), held_out_pairs()
-        return sum(float(gpt.loss(m, i, t).data) for i, t in pairs) / len(pairs)
-
-    def generate_text(state, prompt, temperature):
-        vocab = course_tokens()[0]
-        ids = gpt.generate(model(state), encode(prompt, vocab), SAMPLE_STEPS, temperature,
-                           SAMPLE_SEED)  # fmt: skip
-        return decode(ids, vocab)
-
-    return held_out_loss, generate_text
+    return model_functions(load, lambda m, i, t: gpt.loss(m, i, t).data, gpt.generate)
 
 
 ARTIFACTS = {LOSS_FILE: ["GPT", "loss"], SAMPLES_FILE: ["GPT", "generate"]}  # what each needs

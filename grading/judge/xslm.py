@@ -6,7 +6,7 @@ Each checkpoint is judged alone (isolation): its worker holds the learner's sect
 checkpoint, and the reference's sections for everything it builds on. A worker that holds
 reference code could smuggle it out through the values a report shows, so those reports show
 the claims and the expected values only, never the learner's. Artifacts are recomputed here with
-the reference: no learner code is needed to judge them.
+the reference's forward pass in plain floats (float_gpt): no learner code is needed to judge them.
 
     python -m grading judge submitted/<student>/xslm   # print every graded cell's verdict
 """
@@ -22,7 +22,7 @@ from checkpoints.compare import first_difference
 from checkpoints.sections import foreign_imports, read_sections
 from checkpoints.xslm import artifacts, checks, files
 from checkpoints.xslm.checks import VISIBLE, Probe, checkpoint_report, signature
-from grading.judge import core, xslm_hidden
+from grading.judge import core, float_gpt, xslm_hidden
 from grading.judge.core import (
     Budget,
     Verdict,
@@ -359,7 +359,7 @@ class Judgement(core.Remembered):
 
     def artifact_verdict(self, grade_id, filename):
         """The artifact's own check on the files as submitted, recomputed with the reference."""
-        held_out_loss, generate_text = artifacts.learner_model(xslm.engine, xslm.gpt)
+        held_out_loss, generate_text = reference_model()
         with_outputs = os.path.join(self.folder, "outputs")
         if filename == artifacts.LOSS_FILE:
             work = lambda: artifacts.loss_report(with_outputs, held_out_loss)  # noqa: E731
@@ -373,6 +373,13 @@ class Judgement(core.Remembered):
             if isinstance(worker, Worker):
                 worker.close()
         self.workers = {}
+
+
+@functools.cache
+def reference_model():
+    """held_out_loss and generate_text of the reference in plain floats (float_gpt): the
+    reference's numbers, without building its autograd graph."""
+    return artifacts.model_functions(float_gpt.load, float_gpt.loss, float_gpt.generate)
 
 
 @functools.cache
