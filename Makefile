@@ -102,11 +102,13 @@ release: $(BIN)/.installed
 ## on a Dask cluster; FORCE=1 regrades submissions already graded; DB_URL=postgresql+psycopg2://...
 ## UNSAFE=1 grades without the bubblewrap sandbox (refused otherwise where it cannot run); grades.csv says so
 ## PART=xslm grades part two (submitted/<student>/xslm/; its table is records/grades-xslm.csv)
+## EXECUTE=0: the no-execution lane, several times faster: the judge scores every graded cell as
+## always, but no notebook is run, so the feedback shows the outputs each learner saved
 AUTOGRADE_FLAGS = $(if $(JOBS),--jobs $(JOBS)) $(if $(SCHEDULER),--scheduler $(SCHEDULER)) \
 	$(if $(filter 1,$(FORCE)),--force) --part $(PART)
 autograde: system-grading $(BIN)/.installed
-	$(if $(filter 1,$(UNSAFE)),ATTENTION_UNSAFE_NO_SANDBOX=1) $(BIN)/python -m grading \
-		autograde $(AUTOGRADE_FLAGS)
+	$(if $(filter 1,$(UNSAFE)),ATTENTION_UNSAFE_NO_SANDBOX=1) $(if $(EXECUTE),ATTENTION_EXECUTE=$(EXECUTE)) \
+		$(BIN)/python -m grading autograde $(AUTOGRADE_FLAGS)
 
 ## make collect: each hand-in zip of the in-browser edition, downloaded/<part>/archive/<student>.zip,
 ## into submitted/<student>/<part>/ (nbgrader zip_collect; unsafe zips are set aside in refused/);

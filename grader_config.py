@@ -37,12 +37,14 @@ def configure(c):
     from grading.nbgrader import deadlines, records
     from grading.nbgrader.preprocess import (
         ApplyDeadlines,
+        HandedInOutputs,
         JudgeCells,
         LatePolicy,
         NotAsRoot,
         QuietOverwriteCells,
         RepairCells,
         SandboxedExecute,
+        executes,
     )
 
     if "nbgrader" in sys.modules and sys.argv[1:2] in ([name] for name in GRADING_COMMANDS):
@@ -67,9 +69,15 @@ def configure(c):
         pass
     c.Autograde.exclude_overwriting = LEARNER_FILES
     c.Autograde.pre_convert_hook = "grading.nbgrader.intake.nbgrader_hook"
+    # ATTENTION_EXECUTE=0 (make autograde EXECUTE=0): the no-execution lane. Nothing runs; the
+    # cells keep the outputs the learner saved (display only: the judge alone scores, in both lanes)
+    try:
+        execute = executes()
+    except ValueError as err:
+        raise SystemExit(str(err)) from None
     # RepairCells: stray or duplicated grading metadata made ordinary, deleted graded cells put back
     c.Autograde.sanitize_preprocessors = [
-        nbp.ClearOutput,
+        *([nbp.ClearOutput] if execute else []),
         RepairCells,
         nbp.DeduplicateIds,
         nbp.OverwriteKernelspec,
@@ -78,7 +86,7 @@ def configure(c):
     ]
     c.Autograde.autograde_preprocessors = [
         NotAsRoot,
-        SandboxedExecute,
+        SandboxedExecute if execute else HandedInOutputs,
         nbp.IgnorePattern,
         ClearMetadataPreprocessor,
         nbp.LimitOutput,

@@ -85,10 +85,16 @@ def autograde(names=None, jobs=None, scheduler=None, force=None, assignment=ASSI
     Each submission goes through intake, the sandboxed kernel and the judge. Without names, only
     submissions not graded yet (or changed since) are graded, unless force; named ones always are.
     """
+    from grading.nbgrader.preprocess import executes
+
     force = (names is not None) if force is None else force
     names = names or students(assignment)
     if not names:
         raise SystemExit(f"no submissions: put them in submitted/<student>/{assignment}/")
+    try:  # ATTENTION_EXECUTE=2, say, stops the run before anyone is graded
+        execute = executes()
+    except ValueError as err:
+        raise SystemExit(str(err)) from None
     if os.geteuid() == 0:  # root never grades: the same command, as the course user
         options = [*(["--jobs", str(jobs)] if jobs else []), "--force" if force else "--no-force",
                    *(["--scheduler", scheduler] if scheduler else []), "--", *names]  # fmt: skip
@@ -97,6 +103,9 @@ def autograde(names=None, jobs=None, scheduler=None, force=None, assignment=ASSI
         sandbox.require()
     except sandbox.SandboxUnavailable as err:
         raise SystemExit(str(err)) from None
+    if not execute:
+        print("EXECUTE=0: no notebook runs; the judge scores every graded cell as always, and "
+              "the other cells keep the outputs each learner saved")  # fmt: skip
     try:  # a mistake in deadlines.csv stops the run before anyone is graded
         deadline = deadlines.load().get(assignment)
     except deadlines.DeadlineError as err:

@@ -8,6 +8,8 @@ Wired in grader_config.py:
     autograde: NotAsRoot          an Autograde still running as root stops before any learner code
                SandboxedExecute   the learner's notebook runs in a bubblewrap sandbox; a dead kernel
                                   loses nothing (the notebook keeps what ran)
+               HandedInOutputs    instead of SandboxedExecute when ATTENTION_EXECUTE=0: nothing
+                                  runs, the cells keep the outputs the learner saved (display only)
                JudgeCells         every graded cell's outputs are replaced by the judge's verdict,
                                   computed from model.py and outputs/ as submitted
                ApplyDeadlines     deadlines.csv's due date and extension into the gradebook,
@@ -437,6 +439,32 @@ class SandboxedExecute(Execute):
                 shutil.rmtree(self._sockets, ignore_errors=True)
             else:
                 shutil.rmtree(os.path.join(self._staging, self._handed_in), ignore_errors=True)
+
+
+# ── or not execute ──
+
+EXECUTE = "ATTENTION_EXECUTE"  # 0: the no-execution lane (make autograde EXECUTE=0)
+
+
+def executes(env=None):
+    """True unless ATTENTION_EXECUTE=0 asks for the no-execution lane; any value but 0 or 1 is
+    refused, so a typo never grades in the other lane unnoticed."""
+    value = (os.environ if env is None else env).get(EXECUTE, "1").strip() or "1"
+    if value not in ("0", "1"):
+        raise ValueError(f"{EXECUTE}={value!r}: say 1 (run the notebooks) or 0 (do not)")
+    return value == "1"
+
+
+class HandedInOutputs(NbGraderPreprocessor):
+    """The no-execution lane's stand-in for SandboxedExecute: no kernel starts and no learner code
+    runs; every cell keeps the outputs the learner saved, shown in the feedback, never trusted
+    (JudgeCells replaces every graded cell's outputs, as in the executing lane). What it skips:
+    the kernels, and with them the outputs a fresh run would have printed."""
+
+    def preprocess(self, nb, resources):
+        """The notebook as handed in; its edition noted for the judge's verdicts."""
+        resources["attention_edition"] = edition_of(nb)
+        return nb, resources
 
 
 # ── judge ──

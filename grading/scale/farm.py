@@ -30,6 +30,7 @@ from dataclasses import dataclass
 
 from grading import course_user
 from grading.authoring import course
+from grading.nbgrader import records
 from grading.parts import ASSIGNMENT, suffix
 from grading.paths import GRADER_CONFIG, JUDGED, ROOT, SUBMITTED, db_url
 from grading.scale import warm_kernels
@@ -159,6 +160,7 @@ class ErrorLog(logging.Handler):
 def serve(lines=sys.stdin, reply=sys.stdout):
     """Answer {"student": id, "assignment": name} lines with {"student", "ok", "error"} lines
     until stdin closes."""
+    records.one_engine_per_gradebook()
     errors = ErrorLog()
     root = logging.getLogger()
     root.handlers[:] = [errors]  # nbgrader's progress lines would flood the pipes otherwise

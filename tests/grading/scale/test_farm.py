@@ -91,6 +91,69 @@ def test_parallel_workers_give_plain_nbgraders_gradebook_and_feedback(plain, pla
     assert shown == plain_outputs
 
 
+FORGED = "✓ every check holds (printed by the learner, not the judge)"
+SAVED = "what the learner's own run printed"
+
+
+def with_saved_outputs(path):
+    """The notebook at path with outputs a learner saved: one in an ordinary cell, and a forged
+    pass in the visible checkpoint's cell; returns the text it had."""
+    with open(path, encoding="utf-8") as f:
+        before = f.read()
+    nb = nbformat.reads(before, as_version=4)
+    ordinary = next(c for c in nb.cells if c.cell_type == "code" and "nbgrader" not in c.metadata)
+    graded = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id")
+                  == "step01-softmax-checks")  # fmt: skip
+    ordinary.outputs = [nbformat.v4.new_output("stream", name="stdout", text=SAVED)]
+    graded.outputs = [nbformat.v4.new_output("stream", name="stdout", text=FORGED)]
+    nbformat.write(nb, path)
+    return before
+
+
+def shown_in(student, notebook, grade_id=None):
+    """The text of every output of one cell of an autograded notebook (the first ordinary code
+    cell when grade_id is None)."""
+    path = os.path.join(classroom.ROOT, "autograded", student, "attention", notebook)
+    cells = nbformat.read(path, as_version=4).cells
+    cell = next(c for c in cells if c.cell_type == "code"
+                and c.metadata.get("nbgrader", {}).get("grade_id") == grade_id)  # fmt: skip
+    return [o.get("text") or o.get("data", {}).get("text/plain") for o in cell.outputs]
+
+
+def test_the_no_execution_lane_gives_plain_nbgraders_gradebook(plain, monkeypatch):
+    """EXECUTE=0, through the farm (JOBS=2) and through plain `nbgrader autograde`: every cell
+    scores what plain nbgrader's executing run gave it; a graded cell shows the judge's verdict
+    whatever the learner saved there, an ordinary cell keeps what the learner saved."""
+    notebook = os.path.join(classroom.SUBMITTED, "no-sqrt-d", "attention", "01-softmax.ipynb")
+    before = with_saved_outputs(notebook)
+    monkeypatch.setenv("ATTENTION_EXECUTE", "0")
+    try:
+        outcomes = farm.autograde(list(CLASS), jobs=2, force=True)
+        assert sorted(o.student for o in outcomes if o.ok) == sorted(CLASS)
+        assert scores() == plain
+        assert shown_in("no-sqrt-d", "01-softmax.ipynb") == [SAVED]
+        verdict = shown_in("no-sqrt-d", "01-softmax.ipynb", "step01-softmax-checks")
+        assert FORGED not in verdict and "softmax" in verdict[0]
+        assert shown_in("correct", "01-softmax.ipynb") == []  # saved with no outputs: none shown
+        done = course.nbgrader("autograde", "attention", "--force")
+        assert done.returncode == 0, done.stderr[-2000:]
+        assert scores() == plain
+        assert shown_in("no-sqrt-d", "01-softmax.ipynb") == [SAVED]
+    finally:
+        with open(notebook, "w", encoding="utf-8") as f:
+            f.write(before)
+
+
+def test_an_unknown_execute_setting_stops_before_grading(plain, monkeypatch):
+    """ATTENTION_EXECUTE=no is neither lane: nbgrader and make autograde refuse it, saying so."""
+    monkeypatch.setenv("ATTENTION_EXECUTE", "no")
+    done = course.nbgrader("autograde", "attention", "--force")
+    assert done.returncode != 0 and "ATTENTION_EXECUTE='no'" in done.stderr
+    with pytest.raises(SystemExit, match="say 1 .* or 0"):
+        classroom.autograde(list(CLASS), jobs=1, force=True)
+    assert scores() == plain
+
+
 def test_a_rerun_grades_only_what_is_missing_or_changed(plain):
     """Graded and unchanged (even if touched): skipped. Changed content, or no record: graded."""
     farm.autograde(list(CLASS), jobs=2, force=True)
