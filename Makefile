@@ -10,7 +10,7 @@ export PYTHONPATH := $(CURDIR)
 # SYSTEM_INSTALL=0: only tell. BWRAP=/path: the sandbox's bubblewrap, if not the one on PATH.
 SYSTEM := $(PYTHON) -m grading system
 
-.PHONY: course-user system-test system-grading system-feedback system-demo system-browser system-postgres site collect bench-site lab lint format test test-fast postgres postgres-stop bench-grading bench-similar release autograde feedback grades report similar roster export demo reference fingerprints notebooks bench sandbox clean
+.PHONY: dask-worker course-user system-test system-grading system-feedback system-demo system-browser system-postgres site collect bench-site lab lint format test test-fast postgres postgres-stop bench-grading bench-similar release autograde feedback grades report similar roster export demo reference fingerprints notebooks bench sandbox clean
 
 # .venv is made from the course's own copy of the interpreter (.python/, grading/machine/interpreter.py):
 # the course user and every sandbox can run it, wherever PYTHON was installed.
@@ -110,6 +110,13 @@ autograde: system-grading $(BIN)/.installed
 	$(if $(filter 1,$(UNSAFE)),ATTENTION_UNSAFE_NO_SANDBOX=1) $(if $(EXECUTE),ATTENTION_EXECUTE=$(EXECUTE)) \
 		$(BIN)/python -m grading autograde $(AUTOGRADE_FLAGS)
 
+## make dask-worker SCHEDULER=tcp://course-host:8786: this machine as a grading worker of that Dask
+## scheduler; a clone of the course and the sandbox are all it needs (no shared folder, no gradebook);
+## NWORKERS=N worker processes (default: the cores); as root it runs as the course user
+dask-worker: system-grading $(BIN)/.installed
+	@test -n "$(SCHEDULER)" || { echo "make dask-worker needs SCHEDULER=tcp://host:8786" >&2; exit 2; }
+	$(BIN)/python -m grading dask-worker "$(SCHEDULER)" $(if $(NWORKERS),--nworkers $(NWORKERS))
+
 ## make collect: each hand-in zip of the in-browser edition, downloaded/<part>/archive/<student>.zip,
 ## into submitted/<student>/<part>/ (nbgrader zip_collect; unsafe zips are set aside in refused/);
 ## FORCE=1 replaces what is there
@@ -189,9 +196,11 @@ bench-site: system-browser $(BIN)/.installed $(LITE_CACHE)
 bench-similar: $(BIN)/.installed
 	$(BIN)/python -m bench.similarity --size $(or $(SIZE),200)
 
-## make bench-grading: a class of SIZE (default 40) graded by plain nbgrader, JOBS=1, 2, 4 and Dask
+## make bench-grading: a class of SIZE (default 40) graded by plain nbgrader and each lane: JOBS=1, 2, 4,
+## EXECUTE=0 JOBS=2, Dask; PART=xslm: part two's class; LANES=plain,noexec-2,4 (python -m bench.grading -h)
 bench-grading: system-grading $(BIN)/.installed
-	$(BIN)/python -m bench.grading $(if $(SIZE),--size $(SIZE)) $(if $(LANES),--lanes $(LANES))
+	$(BIN)/python -m bench.grading $(if $(SIZE),--size $(SIZE)) $(if $(LANES),--lanes $(LANES)) \
+		--part $(PART)
 
 ## make sandbox: install bubblewrap (Debian/Ubuntu, as root) and check that a sandbox starts here
 sandbox: system-grading $(BIN)/.installed

@@ -41,6 +41,7 @@ COMMANDS = {
         ("course-user", "grading.course_user", "set up or check the course user"),
         ("postgres", "grading.scale.postgres", "start or stop a local PostgreSQL gradebook"),
         ("serve", "grading.scale.farm", "one grading server (make autograde starts them)"),
+        ("dask-worker", "grading.scale.remote", "this machine as a worker of a Dask cluster"),
     ],
 }
 MODULES = {name: module for group in COMMANDS.values() for name, module, _ in group}

@@ -110,7 +110,7 @@ DEEPEST = 64  # folders below a given one that are handed over; deeper ones are 
 # What a course user's process keeps of root's environment: the class and gradebook, libpq's own
 # variables, the sandbox's options, the locale and the terminal; never root's home or anything else.
 KEPT = {"DB_URL", "BWRAP", "LANG", "LANGUAGE", "TERM", "TZ", "COLUMNS", "PYTHONUNBUFFERED"}
-KEPT_PREFIXES = ("ATTENTION_", "PG", "LC_")
+KEPT_PREFIXES = ("ATTENTION_", "PG", "LC_", "DASK_")  # DASK_: its TLS settings, say
 RELAY_NAME = b"attn-relay"  # what root's process, left relaying output, is called in ps -o comm
 
 

@@ -161,7 +161,9 @@ def learner_model(engine, gpt):
         m.load(state)
         return m
 
-    return model_functions(load, lambda m, i, t: gpt.loss(m, i, t).data, gpt.generate)
+    # looked up when called: in step 4, gpt.py has no generate yet
+    return model_functions(load, lambda m, i, t: gpt.loss(m, i, t).data,
+                           lambda *args: gpt.generate(*args))  # fmt: skip
 
 
 ARTIFACTS = {LOSS_FILE: ["GPT", "loss"], SAMPLES_FILE: ["GPT", "generate"]}  # what each needs

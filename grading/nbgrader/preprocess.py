@@ -12,6 +12,8 @@ Wired in grader_config.py:
                                   runs, the cells keep the outputs the learner saved (display only)
                JudgeCells         every graded cell's outputs are replaced by the judge's verdict,
                                   computed from model.py and outputs/ as submitted
+               FromWorker         in place of both when a Dask worker graded the submission
+                                  (scale/remote.py): its outputs and records, recorded here
                ApplyDeadlines     deadlines.csv's due date and extension into the gradebook,
                                   before nbgrader's AssignLatePenalties asks LatePolicy
     hook:      intake             unreadable and renamed notebooks, before nbgrader reads them
@@ -543,6 +545,38 @@ class JudgeCells(NbGraderPreprocessor):
         edition = resources.get("attention_edition", i18n.DEFAULT)
         record = {"cells": cells, "problems": problems + found, "edition": edition}
         with open(record_path(info["student"], info["notebook"]), "w", encoding="utf-8") as f:
+            json.dump(record, f, indent=1, sort_keys=True, ensure_ascii=False)
+        return nb, resources
+
+
+class FromWorker(NbGraderPreprocessor):
+    """In place of SandboxedExecute and JudgeCells when a Dask worker graded the submission
+    (grading/scale/remote.py): every code cell's outputs as the worker's graded notebook has
+    them, and the judge's record of the notebook as the worker wrote it. Nothing runs and nothing
+    is judged here; SaveAutoGrades, next, scores the outputs as in every lane."""
+
+    graded = None  # the worker's results for the submission being recorded (scale/farm.py)
+
+    def preprocess(self, nb, resources):
+        """nb with the worker's outputs; its judge's record written to judged/."""
+        info, graded = resources["nbgrader"], FromWorker.graded or {}
+        name = info["notebook"] + ".ipynb"
+        if graded.get("student") != info["student"] or name not in graded.get("notebooks", {}):
+            raise ValueError(f"{name}: the Dask worker sent back no graded notebook")
+        theirs = nbformat.reads(graded["notebooks"][name], as_version=4)
+        if [(c.cell_type, c.source) for c in nb.cells] != [
+            (c.cell_type, c.source) for c in theirs.cells
+        ]:
+            raise ValueError(f"{name}: the Dask worker graded different cells than these")
+        for mine, done in zip(nb.cells, theirs.cells):
+            if mine.cell_type == "code":
+                mine.outputs, mine.execution_count = done.outputs, done.execution_count
+        record = json.loads(graded.get("records", {}).get(name) or "null")
+        if not isinstance(record, dict) or not isinstance(record.get("cells"), dict):
+            raise ValueError(f"{name}: the Dask worker sent back no judge's record")
+        path = record_path(info["student"], info["notebook"])
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w", encoding="utf-8") as f:
             json.dump(record, f, indent=1, sort_keys=True, ensure_ascii=False)
         return nb, resources
 

@@ -6,8 +6,10 @@ A grading server (`python -m grading serve`) imports nbgrader and the course onc
 autogrades one submission per request, in its own process, with nbgrader's own Autograde converter
 (so the sandboxed kernel, the judge and the gradebook work exactly as with `nbgrader autograde`),
 its kernels forked in one warm sandbox per submission (grading.scale.warm_kernels).
-Locally, N servers take submissions from one queue; on a Dask cluster each task hands one
-submission to a server on the worker's machine. A server that dies is replaced and its submission
+Locally, N servers take submissions from one queue. On a Dask cluster each task carries one
+submission's files to a worker, which grades it in a class folder of its own and sends back what
+grading made of it (grading.scale.remote); N servers here record that, running nothing: the
+workers share no folder with the course. A server that dies is replaced and its submission
 tried once more (so is one whose server says nothing for ATTENTION_SUBMISSION_SECONDS); a
 submission whose record says it was graded (and unchanged since) is skipped unless --force. The
 gradebook is SQLite with a long lock timeout by default (writers wait for each other, none
@@ -15,7 +17,6 @@ fails), or PostgreSQL via DB_URL.
 """
 
 import functools
-import hashlib
 import json
 import logging
 import os
@@ -32,10 +33,11 @@ from grading import course_user
 from grading.authoring import course
 from grading.nbgrader import records
 from grading.parts import ASSIGNMENT, suffix
-from grading.paths import GRADER_CONFIG, JUDGED, ROOT, SUBMITTED, db_url
-from grading.scale import warm_kernels
+from grading.paths import GRADER_CONFIG, JUDGED, ROOT, db_url
+from grading.scale import remote, warm_kernels
 
 ATTEMPTS = 2  # a submission whose server died is tried once more, then reported
+WINDOW = 4  # Dask tasks out at once per worker thread
 SUBMISSION_SECONDS = 900  # one submission takes about 10 s; a server silent this long is stuck
 
 
@@ -56,6 +58,8 @@ class Outcome:
     """Why it could not be graded, in one line; "" when ok."""
     attempts: int = 1
     """How many servers it took."""
+    cpu: float = 0.0
+    """CPU seconds its grading server spent on it here (its sandboxes' not counted)."""
 
 
 # ── what "already graded" means ──
@@ -64,18 +68,7 @@ class Outcome:
 def submission_digest(student, assignment=ASSIGNMENT):
     """sha256 over the paths and contents of a submission's files (a link counts as its target's
     name): a resubmission that changes any byte is graded again, whatever its timestamps say."""
-    digest = hashlib.sha256()
-    folder = os.path.join(SUBMITTED, student, assignment)
-    for here, _, files in sorted(os.walk(folder)):
-        for name in sorted(files):
-            path = os.path.join(here, name)
-            digest.update(os.path.relpath(path, folder).encode() + b"\0")
-            if os.path.islink(path) or not os.path.isfile(path):
-                digest.update(os.readlink(path).encode() if os.path.islink(path) else b"special")
-            else:
-                with open(path, "rb") as f:
-                    digest.update(hashlib.sha256(f.read()).digest())
-    return digest.hexdigest()
+    return remote.digest_of(remote.entries(student, assignment))
 
 
 def marker(student, assignment=ASSIGNMENT):
@@ -127,21 +120,51 @@ def nbgrader_config():
     return config
 
 
-def autograde_one(student, assignment=ASSIGNMENT):
-    """nbgrader's Autograde for one student, in this process; raises when nbgrader gives up."""
+@functools.cache
+def bookkeeping_config():
+    """The configuration for a submission a Dask worker graded (grading.scale.remote): nothing
+    runs and nothing is judged here; FromWorker gives every cell the worker's outputs and writes
+    the judge's records; the gradebook, late penalties and autograded/ are nbgrader's as always."""
+    import copy
+
+    from grading.nbgrader import preprocess
+
+    config = copy.deepcopy(nbgrader_config())
+    steps = config.Autograde.autograde_preprocessors
+    skipped = (preprocess.SandboxedExecute, preprocess.HandedInOutputs)
+    config.Autograde.autograde_preprocessors = [
+        preprocess.FromWorker if step is preprocess.JudgeCells else step
+        for step in steps
+        if step not in skipped
+    ]
+    return config
+
+
+def autograde_one(student, assignment=ASSIGNMENT, graded_elsewhere=None):
+    """nbgrader's Autograde for one student, in this process; raises when nbgrader gives up.
+
+    graded_elsewhere: what a Dask worker made of it (grading.scale.remote), to be recorded here.
+    """
     from nbgrader.converters import Autograde
     from nbgrader.coursedir import CourseDirectory
 
-    config = nbgrader_config()
+    from grading.nbgrader import preprocess
+
+    config = nbgrader_config() if graded_elsewhere is None else bookkeeping_config()
     coursedir = CourseDirectory(config=config)
     coursedir.assignment_id, coursedir.student_id = assignment, student
     converter = Autograde(coursedir=coursedir, config=config)
     converter.force = True
     digest = submission_digest(student, assignment)
+    if graded_elsewhere is not None:
+        if graded_elsewhere["digest"] != digest:
+            raise RuntimeError("the submission changed while a Dask worker graded it: grade again")
+        preprocess.FromWorker.graded = graded_elsewhere
     try:
         converter.start()  # nbgrader raises NbGraderException when a notebook could not be graded
     finally:
         warm_kernels.close()  # nothing of this submission's sandbox outlives its grading
+        preprocess.FromWorker.graded = None
     mark_graded(student, digest, assignment)
 
 
@@ -158,8 +181,8 @@ class ErrorLog(logging.Handler):
 
 
 def serve(lines=sys.stdin, reply=sys.stdout):
-    """Answer {"student": id, "assignment": name} lines with {"student", "ok", "error"} lines
-    until stdin closes."""
+    """Answer {"student": id, "assignment": name} lines (with "graded_elsewhere": a Dask worker's
+    results, to record) with {"student", "ok", "error"} lines until stdin closes."""
     records.one_engine_per_gradebook()
     errors = ErrorLog()
     root = logging.getLogger()
@@ -169,12 +192,15 @@ def serve(lines=sys.stdin, reply=sys.stdout):
         request = json.loads(line)
         student = request["student"]
         errors.lines.clear()
+        started = time.process_time()
         try:
-            autograde_one(student, request.get("assignment", ASSIGNMENT))
+            autograde_one(student, request.get("assignment", ASSIGNMENT),
+                          request.get("graded_elsewhere"))  # fmt: skip
             answer = {"student": student, "ok": True, "error": ""}
         except BaseException as err:  # nbgrader's own failure, or anything under it
             why = errors.lines[0] if errors.lines else f"{type(err).__name__}: {err}"
             answer = {"student": student, "ok": False, "error": why}
+        answer["cpu"] = time.process_time() - started
         reply.write(json.dumps(answer) + "\n")
         reply.flush()
 
@@ -185,11 +211,13 @@ SERVER = ["-m", "grading", "serve"]  # a grading server's command, after the int
 class Server:
     """One grading server process and its pipes: the course user's, never root's."""
 
-    def __init__(self):
+    cpu = 0.0  # the CPU seconds the server said its last submission took
+
+    def __init__(self, env=None):
         self.process = subprocess.Popen(
             course_user.command([sys.executable, *SERVER]),
             cwd=ROOT,
-            env=course_user.environment(course.tool_environment()),
+            env=env or course_user.environment(course.tool_environment()),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
@@ -197,11 +225,13 @@ class Server:
             start_new_session=True,  # its kernels and judges die with it on stop()
         )
 
-    def grade(self, student, assignment=ASSIGNMENT):
+    def grade(self, student, assignment=ASSIGNMENT, graded_elsewhere=None):
         """(ok, error) for one submission; ok is None when the server died or hung on it."""
         deadline = submission_seconds()
+        request = {"student": student, "assignment": assignment}
+        if graded_elsewhere is not None:
+            request["graded_elsewhere"] = graded_elsewhere
         try:
-            request = {"student": student, "assignment": assignment}
             self.process.stdin.write(json.dumps(request) + "\n")
             self.process.stdin.flush()
             if not select.select([self.process.stdout], [], [], deadline)[0]:
@@ -213,6 +243,7 @@ class Server:
         if not line:
             return None, f"the grading process died (exit {self.process.wait()})"
         answer = json.loads(line)
+        self.cpu = answer.get("cpu", 0.0)
         return answer["ok"], answer["error"]
 
     def stop(self):
@@ -227,96 +258,125 @@ class Server:
 # ── many at once ──
 
 
-def grade_locally(students, jobs, progress, assignment=ASSIGNMENT):
-    """Grade with `jobs` servers sharing one queue; a dead server is replaced."""
-    todo = queue.Queue()
-    for student in students:
-        todo.put((student, 1))
-    outcomes, lock = [], threading.Lock()
+class Lanes:
+    """`jobs` grading servers on this machine, taking submissions from one queue until close().
 
-    def lane():
+    A server that dies or hangs on a submission is replaced, and the submission tried once more
+    on the new one; then it is reported.
+    """
+
+    def __init__(self, jobs, progress, assignment=ASSIGNMENT):
+        self.todo, self.outcomes, self.lock = queue.Queue(), [], threading.Lock()
+        self.progress, self.assignment = progress, assignment
+        self.threads = [threading.Thread(target=self.lane, daemon=True) for _ in range(jobs)]
+        for t in self.threads:
+            t.start()
+
+    def put(self, student, graded_elsewhere=None):
+        """Grade one more submission (or record what a Dask worker made of it)."""
+        self.todo.put((student, graded_elsewhere))
+
+    def report(self, outcome):
+        """One submission done, graded or not."""
+        with self.lock:
+            self.outcomes.append(outcome)
+            self.progress(outcome)
+
+    def lane(self):
+        """One server's loop: a submission at a time, until the queue says stop (None)."""
         server = Server()
         try:
-            while True:
-                try:
-                    student, attempt = todo.get_nowait()
-                except queue.Empty:
-                    return
-                ok, error = server.grade(student, assignment)
-                if ok is None:  # the server died on it: a fresh server, and one more try
-                    server.stop()
-                    server = Server()
-                    if attempt < ATTEMPTS:
-                        todo.put((student, attempt + 1))
-                        continue
-                    ok = False
-                outcome = Outcome(student, ok, error, attempt)
-                with lock:
-                    outcomes.append(outcome)
-                    progress(outcome)
+            while (item := self.todo.get()) is not None:
+                student, graded_elsewhere = item
+                attempt, ok = 0, None
+                while ok is None and attempt < ATTEMPTS:
+                    attempt += 1
+                    ok, error = server.grade(student, self.assignment, graded_elsewhere)
+                    if ok is None:  # it died or hung on this one: a fresh server, one more try
+                        server.stop()
+                        server = Server()
+                self.report(Outcome(student, bool(ok), error, attempt, server.cpu))
         finally:
             server.stop()
 
-    lanes = [threading.Thread(target=lane, daemon=True) for _ in range(min(jobs, len(students)))]
-    for t in lanes:
-        t.start()
-    for t in lanes:
-        while t.is_alive():
-            t.join(0.2)  # short joins keep Ctrl-C deliverable to this thread
-    return outcomes
+    def close(self):
+        """Let every lane finish what is queued, then end; [Outcome] of all of it."""
+        for _ in self.threads:
+            self.todo.put(None)
+        for t in self.threads:
+            while t.is_alive():
+                t.join(0.2)  # short joins keep Ctrl-C deliverable to this thread
+        return self.outcomes
 
 
-_SERVER = None  # the grading server of this Dask worker process, started by its first task
-ROOT_WORKER = (
-    "a Dask worker must not run as root (it runs whatever its scheduler sends): start it as the "
-    "course user, or grade with make autograde, which hands itself over (docs/large-classes.md)"
-)
+def grade_locally(students, jobs, progress, assignment=ASSIGNMENT):
+    """Grade with `jobs` servers sharing one queue; a dead server is replaced."""
+    lanes = Lanes(min(jobs, len(students)), progress, assignment)
+    for student in students:
+        lanes.put(student)
+    return lanes.close()
 
 
-def grade_on_worker(student, assignment=ASSIGNMENT):
-    """A Dask task: one submission, graded by this worker machine's warm server."""
-    global _SERVER
-    if os.geteuid() == 0:  # anyone who reaches the scheduler runs code in its workers
-        raise PermissionError(ROOT_WORKER)
-    if _SERVER is None or _SERVER.process.poll() is not None:
-        _SERVER = Server()
-    ok, error = _SERVER.grade(student, assignment)
-    if ok is None:
-        _SERVER.stop()
-        _SERVER = None
-        raise RuntimeError(error)  # Dask retries the task once (retries=1), on a fresh server
-    return Outcome(student, ok, error)
+def grade_on_cluster(students, scheduler, progress, assignment=ASSIGNMENT, jobs=None,
+                     execute=True):  # fmt: skip
+    """Grade through Dask (`local`: a cluster on this machine, else a scheduler's address).
 
-
-def grade_on_cluster(students, scheduler, progress, assignment=ASSIGNMENT):
-    """Grade through Dask: `local` starts a cluster on this machine, else a scheduler address."""
+    Each task carries one submission's files to a worker (grading.scale.remote) and brings back
+    what grading made of them; `jobs` servers here record each into the gradebook, autograded/
+    and judged/ as it arrives. At most WINDOW tasks per worker thread are out at once, so a class
+    of thousands is never all in memory.
+    """
     from dask.distributed import Client, LocalCluster, as_completed
 
+    if scheduler == "local" and os.geteuid() == 0:  # its workers would be root's
+        raise PermissionError(remote.ROOT_WORKER)
     cluster = None
-    if scheduler == "local" and os.geteuid() == 0:
-        raise PermissionError(ROOT_WORKER)
     if scheduler == "local":
         cluster = LocalCluster(n_workers=os.cpu_count(), threads_per_worker=1, processes=True)
         scheduler = cluster.scheduler_address
-    outcomes = []
-    with Client(scheduler) as client:
-        futures = {client.submit(grade_on_worker, s, assignment, retries=ATTEMPTS - 1,
-                                 pure=False): s for s in students}  # fmt: skip
-        for future in as_completed(futures):
-            try:
-                outcome = future.result()
-            except Exception as err:  # a task that failed on every attempt
-                outcome = Outcome(futures[future], False, f"{type(err).__name__}: {err}")
-            outcomes.append(outcome)
-            progress(outcome)
-    if cluster is not None:
-        cluster.close()
+    lanes = Lanes(max(1, min(jobs or os.cpu_count() or 1, len(students))), progress, assignment)
+    try:
+        with Client(scheduler) as client:
+            waiting, running = iter(students), {}
+            done = as_completed()
+
+            def send_next():
+                """Send the next submission that can travel; a file it cannot is reported."""
+                for student in waiting:
+                    try:
+                        package = remote.pack(student, assignment, execute)
+                    except (OSError, remote.CannotShip) as err:
+                        lanes.report(Outcome(student, False, f"not sent to a worker: {err}"))
+                        continue
+                    future = client.submit(remote.grade_package, package, key=f"grade-{student}",
+                                           retries=ATTEMPTS - 1, pure=False)  # fmt: skip
+                    running[future] = student
+                    done.add(future)
+                    return
+
+            for _ in range(WINDOW * max(1, sum(client.nthreads().values()))):
+                send_next()
+            for future in done:
+                student = running.pop(future)
+                try:
+                    graded = future.result()
+                except Exception as err:  # failed on every attempt, or the worker refused it
+                    lanes.report(Outcome(student, False, f"{type(err).__name__}: {err}"))
+                else:
+                    lanes.put(student, graded)
+                send_next()
+    finally:
+        outcomes = lanes.close()
+        if cluster is not None:
+            cluster.close()
     return outcomes
 
 
 def autograde(students, jobs=None, scheduler=None, force=False, assignment=ASSIGNMENT):
     """Grade every submission not graded yet (or all with force); [Outcome], one per student."""
     from tqdm import tqdm
+
+    from grading.nbgrader.preprocess import executes
 
     in_gradebook = set() if force else students_in_gradebook(assignment)
     graded = {s for s in students if s in in_gradebook and is_graded(s, assignment)}
@@ -344,7 +404,7 @@ def autograde(students, jobs=None, scheduler=None, force=False, assignment=ASSIG
 
     try:
         if scheduler:
-            return grade_on_cluster(todo, scheduler, progress, assignment)
+            return grade_on_cluster(todo, scheduler, progress, assignment, jobs, executes())
         return grade_locally(todo, jobs, progress, assignment)
     finally:
         bar.close()

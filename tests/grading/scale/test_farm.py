@@ -4,6 +4,7 @@ gradebook; and a rerun grades only what is missing.
 """
 
 import os
+import shlex
 import shutil
 import signal
 import subprocess
@@ -18,7 +19,7 @@ from grading import classroom, course_user
 from grading.authoring import course
 from grading.authoring.mistakes import BUGGY
 from grading.parts import PARTS
-from grading.scale import farm, postgres
+from grading.scale import farm, postgres, remote
 from tests.fixtures import formgrader_page
 from tests.fixtures.lab_server import formgrader, free_port
 
@@ -227,23 +228,73 @@ def stop(process):
         os.killpg(process.pid, signal.SIGKILL)
 
 
-def test_a_dask_cluster_gives_plain_nbgraders_gradebook(plain):
-    """A `dask scheduler` and two `dask worker` processes on this machine grade the class."""
-    port = free_port()
+def worker_machine():
+    """A folder as a worker machine has it: a copy of the course package (the repository's files
+    that git does not ignore), none of the class's folders, readable by the course user."""
+    folder = tempfile.mkdtemp(prefix="attention-worker-machine-")
+    os.chmod(folder, 0o755)
+    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+                            cwd=classroom.ROOT, check=True, capture_output=True,
+                            text=True).stdout  # fmt: skip
+    for name in filter(None, listed.split("\0")):
+        source = os.path.join(classroom.ROOT, name)
+        if os.path.isfile(source) and not os.path.islink(source):
+            os.makedirs(os.path.dirname(os.path.join(folder, name)), exist_ok=True)
+            shutil.copy(source, os.path.join(folder, name))
+    return folder
+
+
+CLASS_FOLDERS = [classroom.SUBMITTED, classroom.AUTOGRADED, classroom.JUDGED, classroom.FEEDBACK,
+                 classroom.RECORDS]  # fmt: skip
+
+
+def start_blind_worker(machine, address):
+    """`python -m grading dask-worker` from the worker machine's copy; as root, in a mount
+    namespace of its own where every class folder of this machine is an empty tmpfs."""
+    env = {k: v for k, v in os.environ.items() if k not in ("DB_URL", "ATTENTION_COURSE")}
+    env["PYTHONPATH"] = machine
+    worker = [sys.executable, "-m", "grading", "dask-worker", address, "--nworkers", "1"]
+    if os.geteuid() == 0:
+        for folder in CLASS_FOLDERS:
+            os.makedirs(folder, exist_ok=True)
+        hide = " && ".join(f"mount -t tmpfs -o size=1m tmpfs {shlex.quote(f)}"
+                           for f in CLASS_FOLDERS)  # fmt: skip
+        worker = ["unshare", "--mount", "--propagation", "private", "--", "sh", "-c",
+                  f'{hide} && exec "$@"', "sh", *worker]  # fmt: skip
+    return subprocess.Popen(worker, cwd=machine, env=env, start_new_session=True,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+
+
+def test_dask_workers_that_cannot_see_the_course_give_plain_nbgraders_gradebook(
+    plain, plain_outputs
+):
+    """A `dask scheduler` and two workers started from a copy of the course package, which see
+    no folder of the class (as root: empty tmpfs over each): every submission travels to them as
+    bytes and comes back graded; the gradebook, scores and outputs are plain nbgrader's."""
+    from dask.distributed import Client
+
+    machine, port = worker_machine(), free_port()
     dask = os.path.join(os.path.dirname(sys.executable), "dask")
     address = f"tcp://127.0.0.1:{port}"
     processes = [start([dask, "scheduler", "--host", "127.0.0.1", "--port", str(port),
                         "--no-dashboard"])]  # fmt: skip
     try:
-        for _ in range(2):
-            processes.append(start([dask, "worker", address, "--nthreads", "1", "--no-dashboard",
-                                    "--local-directory", "/tmp"]))  # fmt: skip
+        processes += [start_blind_worker(machine, address) for _ in range(2)]
+        with Client(address) as client:
+            client.wait_for_workers(2, timeout=120)
+            roots = client.run(lambda: __import__("grading.paths", fromlist=["ROOT"]).ROOT)
+            assert set(roots.values()) == {machine}
+            if os.geteuid() == 0:
+                seen = client.run(lambda folders: [os.listdir(f) for f in folders], CLASS_FOLDERS)
+                assert all(not any(listing) for listing in seen.values()), seen
         outcomes = farm.autograde(list(CLASS), scheduler=address, force=True)
     finally:
         for process in reversed(processes):
             stop(process)
+        shutil.rmtree(machine, ignore_errors=True)
     assert sorted(o.student for o in outcomes if o.ok) == sorted(CLASS)
     assert scores() == plain
+    assert graded_outputs() == plain_outputs
 
 
 def test_a_postgresql_gradebook_gives_plain_nbgraders_scores(plain, monkeypatch):
@@ -279,6 +330,6 @@ def test_a_dask_worker_run_by_root_refuses_to_grade():
     """A Dask worker runs whatever its scheduler sends: one running as root grades nothing, and a
     local cluster is not started as root (make autograde hands over first)."""
     with pytest.raises(PermissionError, match="must not run as root"):
-        farm.grade_on_worker("correct")
+        remote.grade_package(remote.pack("correct", "attention"))
     with pytest.raises(PermissionError, match="must not run as root"):
         farm.grade_on_cluster(["correct"], "local", progress=lambda outcome: None)

@@ -1,0 +1,239 @@
+"""Grading on machines that share no folder with the course: what a Dask task carries and returns.
+
+    the course's machine                      a Dask worker (the course package and the sandbox)
+    pack(student): its files as bytes  ───▶   grade_package(package): the submission written into a
+                                              class folder of the worker's own, graded there by
+                                              nbgrader's Autograde (sandboxed kernels, the judge)
+    the bookkeeping servers (farm.py)  ◀───   the graded notebooks and the judge's records
+    run nbgrader's Autograde again, running nothing and judging nothing: each cell's outputs and
+    the judge's records are the worker's (preprocess.FromWorker), and the gradebook, autograded/
+    and judged/ are written on the course's machine only.
+
+A worker needs no path of the course's machine, no gradebook and no DB_URL: its class folder is
+a private temporary folder, with a SQLite gradebook that knows the assignment (nbgrader's
+generate_assignment, once per worker process and part). docs/large-classes.md has the set-up.
+"""
+
+import atexit
+import functools
+import hashlib
+import os
+import shutil
+import stat
+import subprocess
+import sys
+import tempfile
+
+from grading import course_user
+from grading.parts import PARTS
+from grading.paths import ROOT, STUDENT_ID, SUBMITTED
+
+MAX_PACKAGE_BYTES = 64 << 20  # a submission is about 0.5 MiB; anything near this is not one
+ROOT_WORKER = (
+    "a Dask worker must not run as root (it runs whatever its scheduler sends): start it as the "
+    "course user, or grade with make autograde, which hands itself over (docs/large-classes.md)"
+)
+
+
+class CannotShip(Exception):
+    """A submission that cannot travel to a worker (too large), said in one line."""
+
+
+# ── the course's machine ──
+
+
+def entries(student, assignment):
+    """(relative path, kind, payload) of every file entry of a submission, in a fixed order: a
+    regular file's bytes ("file"), a link's target ("link"), or None ("special"). Links are
+    never followed."""
+    folder = os.path.join(SUBMITTED, student, assignment)
+    for here, _, files in sorted(os.walk(folder)):
+        for name in sorted(files):
+            path = os.path.join(here, name)
+            relative = os.path.relpath(path, folder)
+            if os.path.islink(path):
+                yield relative, "link", os.readlink(path)
+            elif not os.path.isfile(path):
+                yield relative, "special", None
+            else:
+                fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+                with os.fdopen(fd, "rb") as f:
+                    yield relative, "file", f.read()
+
+
+def digest_of(listed):
+    """sha256 over (relative path, kind, payload) entries: a changed byte changes it."""
+    digest = hashlib.sha256()
+    for relative, kind, payload in listed:
+        digest.update(relative.encode() + b"\0")
+        if kind == "file":
+            digest.update(hashlib.sha256(payload).digest())
+        else:
+            digest.update(payload.encode() if kind == "link" else b"special")
+    return digest.hexdigest()
+
+
+def pack(student, assignment, execute=True):
+    """A submission as one task's data: its regular files' bytes (links and special files stay
+    behind: intake would remove them), its digest, and the lane (execute or not)."""
+    listed = list(entries(student, assignment))
+    files = [[relative, payload] for relative, kind, payload in listed if kind == "file"]
+    size = sum(len(payload) for _, payload in files)
+    if size > MAX_PACKAGE_BYTES:
+        raise CannotShip(f"{size / 2**20:.0f} MiB of files: more than a Dask task carries")
+    return {"student": student, "assignment": assignment, "execute": bool(execute),
+            "digest": digest_of(listed), "files": files}  # fmt: skip
+
+
+# ── the worker ──
+
+
+def checked_path(relative):
+    """A file's path inside the submission folder, as its parts; ValueError for anything that
+    could lead outside it (absolute, .., empty parts, a NUL)."""
+    parts = relative.split("/") if isinstance(relative, str) else []
+    if not parts or "\0" in relative or any(p in ("", ".", "..") for p in parts):
+        raise ValueError(f"not a path inside a submission: {relative!r}")
+    return parts
+
+
+def unpack(package, course):
+    """Write the package's files into course/submitted/<student>/<assignment>/, made afresh
+    (nothing of an earlier task's submission is left); its folder."""
+    student, assignment = package["student"], package["assignment"]
+    if not isinstance(student, str) or not STUDENT_ID.fullmatch(student):
+        raise ValueError(f"not a student id: {student!r}")
+    if assignment not in PARTS:
+        raise ValueError(f"not a part of this course: {assignment!r}")
+    for kind in ("submitted", "autograded", "judged", "feedback"):
+        shutil.rmtree(os.path.join(course, kind, student), ignore_errors=True)
+    folder = os.path.join(course, "submitted", student, assignment)
+    os.makedirs(folder, mode=0o700)
+    for relative, payload in package["files"]:
+        parts = checked_path(relative)
+        os.makedirs(os.path.join(folder, *parts[:-1]), mode=0o700, exist_ok=True)
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
+        with os.fdopen(os.open(os.path.join(folder, *parts), flags, 0o600), "wb") as f:
+            f.write(payload)
+    return folder
+
+
+@functools.cache
+def private_class(assignment):
+    """This worker process's class folder (private, removed at exit), its gradebook knowing the
+    assignment: nbgrader's generate_assignment from the masters, released into the folder."""
+    course = tempfile.mkdtemp(prefix="attention-worker-class-")
+    atexit.register(shutil.rmtree, course, True)
+    env = course_environment(course, execute=True)
+    release = os.path.join(course, "release")
+    done = subprocess.run(
+        [sys.executable, "-m", "nbgrader", "generate_assignment", assignment, "--force",
+         f"--CourseDirectory.release_directory={release}"],  # fmt: skip
+        cwd=ROOT, env=env, capture_output=True, text=True,
+    )  # fmt: skip
+    if done.returncode != 0:
+        raise RuntimeError(f"nbgrader could not register {assignment}: {done.stderr[-500:]}")
+    return course
+
+
+def course_environment(course, execute):
+    """The environment of nbgrader and the grading server in a worker's class folder: that
+    folder as the class, its own SQLite gradebook (never a DB_URL the worker's machine may have)."""
+    from grading.authoring import course as authoring
+
+    env = {k: v for k, v in authoring.tool_environment().items() if k != "DB_URL"}
+    env.update(ATTENTION_COURSE=course, ATTENTION_EXECUTE="1" if execute else "0")
+    return course_user.environment(env)
+
+
+def graded_files(course, student, assignment):
+    """{"notebooks": {name: text}, "records": {name: text}}: what the worker's grading made of
+    one submission (the autograded notebooks, the judge's record of each)."""
+    folder = os.path.join(course, "autograded", student, assignment)
+    found = {"notebooks": {}, "records": {}}
+    names = sorted(n for n in os.listdir(folder) if n.endswith(".ipynb")) if os.path.isdir(
+        folder) else []  # fmt: skip
+    for name in names:
+        found["notebooks"][name] = read_text(os.path.join(folder, name))
+        record = os.path.join(course, "judged", student, name[: -len(".ipynb")] + ".json")
+        if os.path.isfile(record):
+            found["records"][name] = read_text(record)
+    return found
+
+
+def read_text(path):
+    """A regular file's text, not following a link (written by nbgrader and the judge)."""
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    with os.fdopen(fd, encoding="utf-8") as f:
+        if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+            raise ValueError(f"not a regular file: {path}")
+        return f.read()
+
+
+_SERVERS = {}  # (class folder, execute) -> this worker process's grading server for it
+
+
+def grade_package(package):
+    """A Dask task: one packed submission graded in this worker's own class folder; what the
+    bookkeeping on the course's machine needs, or an exception (Dask tries once more)."""
+    from grading.scale.farm import Server
+
+    if os.geteuid() == 0:  # anyone who reaches the scheduler runs code in its workers
+        raise PermissionError(ROOT_WORKER)
+    student, assignment = package["student"], package["assignment"]
+    course = private_class(assignment)
+    unpack(package, course)
+    key = (course, package["execute"])
+    server = _SERVERS.get(key)
+    if server is None or server.process.poll() is not None:
+        server = _SERVERS[key] = Server(course_environment(course, package["execute"]))
+    ok, error = server.grade(student, assignment)
+    if ok is None:
+        server.stop()
+        del _SERVERS[key]
+        raise RuntimeError(error)
+    graded = graded_files(course, student, assignment)
+    return {"student": student, "assignment": assignment, "ok": ok, "error": error,
+            "digest": package["digest"], **graded}  # fmt: skip
+
+
+# ── `python -m grading dask-worker`: this machine as a worker of a course's Dask cluster ──
+
+TLS_FLAGS = {  # passed on to `dask worker`, for a tls:// scheduler (docs/large-classes.md)
+    "--tls-ca-file": "the certificate authority that signed every endpoint's certificate",
+    "--tls-cert": "this worker's certificate",
+    "--tls-key": "this worker's private key",
+}
+
+
+def arguments(parser, command):
+    """The scheduler's address; how many worker processes."""
+    parser.add_argument("scheduler", help="the Dask scheduler's address, e.g. tcp://10.0.0.1:8786")
+    parser.add_argument(
+        "--nworkers", type=int, default=os.cpu_count() or 1, metavar="N",
+        help="worker processes, a submission at a time each (default: the cores)",
+    )  # fmt: skip
+    for flag, what in TLS_FLAGS.items():
+        parser.add_argument(flag, metavar="PEM", help=what)
+
+
+def main(args):
+    """Start `dask worker` as the course user (root hands over), with the sandbox checked first;
+    its class folders are private temporary folders, so it needs no path of the course's."""
+    from grading.machine import sandbox
+
+    course_user.become([sys.executable, "-m", "grading", "dask-worker", *args.argv])
+    try:
+        sandbox.require()
+    except sandbox.SandboxUnavailable as err:
+        raise SystemExit(str(err)) from None
+    dask = os.path.join(os.path.dirname(sys.executable), "dask")
+    env = {k: v for k, v in os.environ.items() if k != "DB_URL"}  # a worker writes no gradebook
+    env["PYTHONPATH"] = ROOT  # its tasks run this course package's grading.scale.remote
+    argv = [dask, "worker", args.scheduler, "--nworkers", str(args.nworkers), "--nthreads", "1",
+            "--no-dashboard", "--local-directory", tempfile.gettempdir()]  # fmt: skip
+    for flag in TLS_FLAGS:
+        value = getattr(args, flag[2:].replace("-", "_"))
+        argv += [flag, os.path.abspath(value)] if value else []
+    print(f"a Dask worker for {args.scheduler}: {args.nworkers} processes", flush=True)
+    os.execve(dask, argv, env)
