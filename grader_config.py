@@ -30,7 +30,7 @@ GRADING_COMMANDS = ("autograde", "generate_feedback", "zip_collect")
 
 def configure(c):
     """Fill nbgrader's config c: layout, intake hook, sandboxed kernel, judge's scores, feedback."""
-    from nbconvert.preprocessors import ClearMetadataPreprocessor
+    from nbconvert.preprocessors import ClearMetadataPreprocessor, CSSHTMLHeaderPreprocessor
     from nbgrader import preprocessors as nbp
 
     from grading import course_user
@@ -109,6 +109,10 @@ def configure(c):
     # Feedback pages render their maths offline: grading.nbgrader.feedback puts a copy of MathJax
     # beside them and points the pages at it.
     c.GenerateFeedback.post_convert_hook = "grading.nbgrader.feedback.nbgrader_hook"
+    # Autograded notebooks keep each hidden cell as the gradebook holds it (QuietOverwriteCells):
+    # the feedback pages show it as the release did, without its hidden-tests block.
+    c.GenerateFeedback.preprocessors = [nbp.GetGrades, CSSHTMLHeaderPreprocessor,
+                                        nbp.ClearHiddenTests]  # fmt: skip
     # `nbgrader zip_collect` (make collect): downloaded/<part>/archive/<student>.zip, the hand-in
     # zips of the in-browser edition (checkpoints/handin.py), into submitted/<student>/<part>/
     c.FileNameCollectorPlugin.valid_ext = [".ipynb", ".py", ".txt", ".md", ".json"]

@@ -82,8 +82,14 @@ def part_two(folder):
         with open(os.path.join(XSLM_REFERENCE, name)) as src:
             with open(os.path.join(folder, name), "w") as dst:
                 dst.write(src.read())
+    start = time.perf_counter()
+    xslm_judge.judge_folder(folder)  # the first also computes the reference's hidden answers
+    first = time.perf_counter() - start
     best = timed(lambda: xslm_judge.judge_folder(folder), repeat=3)
-    print(f"part two's judge, reference submission (15 graded cells): {best:.2f} s (best of 3)")
+    print(
+        f"part two's judge, reference submission (15 graded cells): {first:.2f} s the first "
+        f"in a process, then {best:.2f} s (best of 3)"
+    )
 
 
 if __name__ == "__main__":

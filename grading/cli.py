@@ -40,7 +40,7 @@ COMMANDS = {
         ("interpreter", "grading.machine.interpreter", "make .venv from the course's Python"),
         ("course-user", "grading.course_user", "set up or check the course user"),
         ("postgres", "grading.scale.postgres", "start or stop a local PostgreSQL gradebook"),
-        ("serve", "grading.scale.farm", "one grading server (make autograde starts them)"),
+        ("serve", "grading.scale.server", "one grading server (make autograde starts them)"),
         ("dask-worker", "grading.scale.remote", "this machine as a worker of a Dask cluster"),
     ],
 }

@@ -15,6 +15,7 @@ import math
 import random
 
 from checkpoints.xslm.artifacts import DIMS
+from checkpoints.xslm.probes import stated_shapes
 
 
 def total(terms, start=0.0):
@@ -54,6 +55,10 @@ class FloatGPT:
     """The reference GPT's forward pass on a state {name: rows of floats}."""
 
     def __init__(self, state, vocab, width, context):
+        mine = {n: [r, [c]] for n, (r, c) in stated_shapes(vocab, width, context).items()}
+        theirs = {n: [len(m), sorted({len(row) for row in m})] for n, m in state.items()}
+        if mine != theirs:  # as GPT.load refuses it: every row's length, not the first one's
+            raise ValueError(f"the state's shapes {theirs} are not this model's {mine}")
         self.w = {name: [[float(x) for x in row] for row in m] for name, m in state.items()}
         self.vocab, self.width, self.context = vocab, width, context
 
@@ -63,8 +68,8 @@ class FloatGPT:
         weights = softmax([total(a * b for a, b in zip(q, k)) * scale for k in keys])
         return [total(p * v[i] for p, v in zip(weights, values)) for i in range(self.width)]
 
-    def forward(self, ids, last_only=False):
-        """one row of vocab logits per position (the last row alone when last_only)"""
+    def forward(self, ids):
+        """one row of vocab logits per position; position i sees ids[: i + 1] only"""
         w, keys, values, logits = self.w, [], [], []
         for i, token in enumerate(ids):
             x = add(w["token"][token], w["position"][i])  # width
@@ -74,8 +79,8 @@ class FloatGPT:
             x = add(x, linear(self.attend(linear(h, w["query"]), keys, values), w["project"]))
             hidden = [max(0.0, v) for v in linear(norm(x), w["expand"])]  # 2 width
             x = add(x, linear(hidden, w["contract"]))  # width
-            if not last_only or i == len(ids) - 1:
-                logits.append(linear(norm(x), w["head"]))  # vocab
+            logits.append(linear(norm(x), w["head"]))  # vocab: every row, as the reference
+            # computes it (one that overflows raises there too, even if only the last is used)
         return logits
 
 
@@ -94,7 +99,7 @@ def generate(model, prompt, steps, temperature=1.0, seed=0):
     """ids + `steps` draws ~ softmax(forward(ids[-context:])[-1] / temperature)"""
     rng, ids = random.Random(seed), list(prompt)
     for _ in range(steps):
-        row = model.forward(ids[-model.context :], last_only=True)[-1]
+        row = model.forward(ids[-model.context :])[-1]
         probs = softmax([v * float(temperature) ** -1.0 for v in row])
         ids.append(rng.choices(range(model.vocab), weights=probs)[0])
     return ids

@@ -35,7 +35,13 @@ from jupyter_client.manager import AsyncKernelManager
 from jupyter_core.utils import run_sync
 from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.plugins import LateSubmissionPlugin
-from nbgrader.preprocessors import ClearHiddenTests, Execute, NbGraderPreprocessor, OverwriteCells
+from nbgrader.preprocessors import (
+    ClearHiddenTests,
+    ClearSolutions,
+    Execute,
+    NbGraderPreprocessor,
+    OverwriteCells,
+)
 from traitlets import Bool
 
 from checkpoints import i18n
@@ -136,15 +142,17 @@ class RepairCells(NbGraderPreprocessor):
                 f"{name}: a cell with {why} {grade_id or 'its grading metadata'!s} "
                 "was graded as an ordinary cell",
             )
-        restore_missing(nb, source, seen, resources)
+        restore_missing(nb, source, seen, resources, ClearSolutions(config=self.config))
         remember_problems(resources)
         return nb, resources
 
 
-def restore_missing(nb, source, present, resources):
+def restore_missing(nb, source, present, resources, clear=None):
     """Put back every graded or locked cell of the source that the submission lacks.
 
-    Each goes back after its neighbour.
+    Each goes back after its neighbour. A solution cell goes back as the release hands it out
+    (clear: nbgrader's ClearSolutions, configured with the course's stub), never with the
+    master's solution in it: the autograded notebook becomes the learner's feedback.
 
     (nbgrader's own add_missing_cells fails when the cell before a missing one is locked but not
     graded, and then drops the whole submission.)
@@ -159,7 +167,10 @@ def restore_missing(nb, source, present, resources):
         before = [c.metadata.get("nbgrader", {}).get("grade_id") for c in source.cells[:k]]
         anchor = next((position[g] for g in reversed(before) if g in position), None)
         at = len(nb.cells) if anchor is None else anchor + 1
-        nb.cells.insert(at, nbformat.from_dict(json.loads(json.dumps(cell))))
+        restored = nbformat.from_dict(json.loads(json.dumps(cell)))
+        if restored.metadata["nbgrader"].get("solution"):
+            (clear or ClearSolutions()).preprocess_cell(restored, {"language": "python"}, at)
+        nb.cells.insert(at, restored)
         position = {
             c.metadata.get("nbgrader", {}).get("grade_id"): i for i, c in enumerate(nb.cells)
         }
@@ -351,7 +362,7 @@ class SandboxedExecute(Execute):
 
     warm_kernels = Bool(
         False,
-        help="Fork each notebook's kernel in one warm sandbox per submission (grading.scale.farm).",
+        help="Fork each notebook's kernel in one warm sandbox per submission (scale/server.py).",
     ).tag(config=True)
 
     def create_kernel_manager(self):
@@ -555,13 +566,16 @@ class FromWorker(NbGraderPreprocessor):
     them, and the judge's record of the notebook as the worker wrote it. Nothing runs and nothing
     is judged here; SaveAutoGrades, next, scores the outputs as in every lane."""
 
-    graded = None  # the worker's results for the submission being recorded (scale/farm.py)
+    graded = None  # the worker's results for the submission being recorded (scale/server.py)
 
     def preprocess(self, nb, resources):
         """nb with the worker's outputs; its judge's record written to judged/."""
         info, graded = resources["nbgrader"], FromWorker.graded or {}
         name = info["notebook"] + ".ipynb"
-        if graded.get("student") != info["student"] or name not in graded.get("notebooks", {}):
+        mine = (info["student"], info["assignment"])
+        if (graded.get("student"), graded.get("assignment")) != mine or name not in graded.get(
+            "notebooks", {}
+        ):
             raise ValueError(f"{name}: the Dask worker sent back no graded notebook")
         theirs = nbformat.reads(graded["notebooks"][name], as_version=4)
         if [(c.cell_type, c.source) for c in nb.cells] != [

@@ -13,7 +13,7 @@ which any of them is lost:
 A process stopped at any point leaves every record readable in one place or the other, and the
 next `settle()` finishes the move. Two processes settling at once are safe: one rename wins, the
 other's folder is discarded. What it says goes to stderr: stdout is a grading server's reply
-pipe (grading/scale/farm.py). Standard library only.
+pipe (grading/scale/server.py). Standard library only.
 """
 
 import glob
@@ -107,7 +107,7 @@ def one_engine_per_gradebook():
     engine compiles every query again: a grading server, which grades one submission after
     another, spent a third of its time there. Sharing keeps SQLAlchemy's compiled-query cache; a
     Gradebook's close() still disposes of its connections, as before (the next one reconnects).
-    Only the grading servers (grading.scale.farm) call this; plain nbgrader is left as it is.
+    Only the grading servers (grading.scale.server) call this; plain nbgrader is left as it is.
     """
     import functools
 

@@ -1,49 +1,29 @@
-"""Grading many submissions at once: warm workers on this machine, or a Dask cluster.
+"""Grading many submissions at once: grading servers on this machine, or a Dask cluster.
 
     make autograde JOBS=N | SCHEDULER=tcp://host:8786 | SCHEDULER=local   (grading.classroom)
 
-A grading server (`python -m grading serve`) imports nbgrader and the course once, then
-autogrades one submission per request, in its own process, with nbgrader's own Autograde converter
-(so the sandboxed kernel, the judge and the gradebook work exactly as with `nbgrader autograde`),
-its kernels forked in one warm sandbox per submission (grading.scale.warm_kernels).
-Locally, N servers take submissions from one queue. On a Dask cluster each task carries one
-submission's files to a worker, which grades it in a class folder of its own and sends back what
-grading made of it (grading.scale.remote); N servers here record that, running nothing: the
-workers share no folder with the course. A server that dies is replaced and its submission
-tried once more (so is one whose server says nothing for ATTENTION_SUBMISSION_SECONDS); a
-submission whose record says it was graded (and unchanged since) is skipped unless --force. The
-gradebook is SQLite with a long lock timeout by default (writers wait for each other, none
-fails), or PostgreSQL via DB_URL.
+Locally, N grading servers (grading.scale.server) take submissions from one queue. On a Dask
+cluster each task carries one submission's files to a worker, which grades it in a class folder
+of its own and sends back what grading made of it (grading.scale.remote); N servers here record
+that, running nothing: the workers share no folder with the course. A server that dies is
+replaced and its submission tried once more (so is one whose server says nothing for
+ATTENTION_SUBMISSION_SECONDS); a submission whose record says it was graded (and unchanged since)
+is skipped unless --force. The gradebook is SQLite with a long lock timeout by default (writers
+wait for each other, none fails), or PostgreSQL via DB_URL.
 """
 
-import functools
-import json
-import logging
 import os
 import queue
-import select
-import signal
-import subprocess
 import sys
 import threading
-import time
 from dataclasses import dataclass
 
-from grading import course_user
-from grading.authoring import course
-from grading.nbgrader import records
-from grading.parts import ASSIGNMENT, suffix
-from grading.paths import GRADER_CONFIG, JUDGED, ROOT, db_url
-from grading.scale import remote, warm_kernels
+from grading.parts import ASSIGNMENT
+from grading.scale import remote
+from grading.scale.server import Server, is_graded, students_in_gradebook
 
 ATTEMPTS = 2  # a submission whose server died is tried once more, then reported
 WINDOW = 4  # Dask tasks out at once per worker thread
-SUBMISSION_SECONDS = 900  # one submission takes about 10 s; a server silent this long is stuck
-
-
-def submission_seconds():
-    """How long a server may take over one submission (ATTENTION_SUBMISSION_SECONDS overrides)."""
-    return float(os.environ.get("ATTENTION_SUBMISSION_SECONDS") or SUBMISSION_SECONDS)
 
 
 @dataclass(frozen=True)
@@ -62,199 +42,6 @@ class Outcome:
     """CPU seconds its grading server spent on it here (its sandboxes' not counted)."""
 
 
-# ── what "already graded" means ──
-
-
-def submission_digest(student, assignment=ASSIGNMENT):
-    """sha256 over the paths and contents of a submission's files (a link counts as its target's
-    name): a resubmission that changes any byte is graded again, whatever its timestamps say."""
-    return remote.digest_of(remote.entries(student, assignment))
-
-
-def marker(student, assignment=ASSIGNMENT):
-    """judged/<student>/graded.json (graded-xslm.json for part two): a grading ran to its end."""
-    return os.path.join(JUDGED, student, f"graded{suffix(assignment)}.json")
-
-
-def is_graded(student, assignment=ASSIGNMENT):
-    """True when this submission, as it is now, was graded to the end by an earlier run."""
-    try:
-        with open(marker(student, assignment), encoding="utf-8") as f:
-            return json.load(f).get("digest") == submission_digest(student, assignment)
-    except (OSError, ValueError):
-        return False
-
-
-def students_in_gradebook(assignment=ASSIGNMENT):
-    """The students the gradebook holds a submission of this assignment for."""
-    from nbgrader.api import Gradebook, MissingEntry
-
-    with Gradebook(db_url()) as gb:
-        try:
-            return {sub.student_id for sub in gb.assignment_submissions(assignment)}
-        except MissingEntry:
-            return set()
-
-
-def mark_graded(student, digest, assignment=ASSIGNMENT):
-    """Written last, after nbgrader finished: an interrupted grading leaves no marker."""
-    os.makedirs(os.path.dirname(marker(student, assignment)), exist_ok=True)
-    with open(marker(student, assignment), "w", encoding="utf-8") as f:
-        json.dump({"digest": digest, "when": time.time()}, f)
-
-
-# ── the grading server: one process, nbgrader imported once ──
-
-
-@functools.cache
-def nbgrader_config():
-    """The course's nbgrader configuration, built once per grading server.
-
-    grader_config.py is read as nbgrader reads it, as a configuration file: the package never
-    imports it.
-    """
-    from traitlets.config.loader import PyFileConfigLoader
-
-    config = PyFileConfigLoader(GRADER_CONFIG).load_config()
-    config.SandboxedExecute.warm_kernels = True  # one warm sandbox per submission (warm_kernels)
-    return config
-
-
-@functools.cache
-def bookkeeping_config():
-    """The configuration for a submission a Dask worker graded (grading.scale.remote): nothing
-    runs and nothing is judged here; FromWorker gives every cell the worker's outputs and writes
-    the judge's records; the gradebook, late penalties and autograded/ are nbgrader's as always."""
-    import copy
-
-    from grading.nbgrader import preprocess
-
-    config = copy.deepcopy(nbgrader_config())
-    steps = config.Autograde.autograde_preprocessors
-    skipped = (preprocess.SandboxedExecute, preprocess.HandedInOutputs)
-    config.Autograde.autograde_preprocessors = [
-        preprocess.FromWorker if step is preprocess.JudgeCells else step
-        for step in steps
-        if step not in skipped
-    ]
-    return config
-
-
-def autograde_one(student, assignment=ASSIGNMENT, graded_elsewhere=None):
-    """nbgrader's Autograde for one student, in this process; raises when nbgrader gives up.
-
-    graded_elsewhere: what a Dask worker made of it (grading.scale.remote), to be recorded here.
-    """
-    from nbgrader.converters import Autograde
-    from nbgrader.coursedir import CourseDirectory
-
-    from grading.nbgrader import preprocess
-
-    config = nbgrader_config() if graded_elsewhere is None else bookkeeping_config()
-    coursedir = CourseDirectory(config=config)
-    coursedir.assignment_id, coursedir.student_id = assignment, student
-    converter = Autograde(coursedir=coursedir, config=config)
-    converter.force = True
-    digest = submission_digest(student, assignment)
-    if graded_elsewhere is not None:
-        if graded_elsewhere["digest"] != digest:
-            raise RuntimeError("the submission changed while a Dask worker graded it: grade again")
-        preprocess.FromWorker.graded = graded_elsewhere
-    try:
-        converter.start()  # nbgrader raises NbGraderException when a notebook could not be graded
-    finally:
-        warm_kernels.close()  # nothing of this submission's sandbox outlives its grading
-        preprocess.FromWorker.graded = None
-    mark_graded(student, digest, assignment)
-
-
-class ErrorLog(logging.Handler):
-    """Keeps the ERROR lines nbgrader logs while it grades: the first one says why it gave up."""
-
-    def __init__(self):
-        super().__init__(logging.ERROR)
-        self.lines = []
-
-    def emit(self, record):
-        """Keep the first line of one error."""
-        self.lines.append(record.getMessage().strip().splitlines()[0][:200])
-
-
-def serve(lines=sys.stdin, reply=sys.stdout):
-    """Answer {"student": id, "assignment": name} lines (with "graded_elsewhere": a Dask worker's
-    results, to record) with {"student", "ok", "error"} lines until stdin closes."""
-    records.one_engine_per_gradebook()
-    errors = ErrorLog()
-    root = logging.getLogger()
-    root.handlers[:] = [errors]  # nbgrader's progress lines would flood the pipes otherwise
-    root.setLevel(logging.ERROR)
-    for line in lines:
-        request = json.loads(line)
-        student = request["student"]
-        errors.lines.clear()
-        started = time.process_time()
-        try:
-            autograde_one(student, request.get("assignment", ASSIGNMENT),
-                          request.get("graded_elsewhere"))  # fmt: skip
-            answer = {"student": student, "ok": True, "error": ""}
-        except BaseException as err:  # nbgrader's own failure, or anything under it
-            why = errors.lines[0] if errors.lines else f"{type(err).__name__}: {err}"
-            answer = {"student": student, "ok": False, "error": why}
-        answer["cpu"] = time.process_time() - started
-        reply.write(json.dumps(answer) + "\n")
-        reply.flush()
-
-
-SERVER = ["-m", "grading", "serve"]  # a grading server's command, after the interpreter
-
-
-class Server:
-    """One grading server process and its pipes: the course user's, never root's."""
-
-    cpu = 0.0  # the CPU seconds the server said its last submission took
-
-    def __init__(self, env=None):
-        self.process = subprocess.Popen(
-            course_user.command([sys.executable, *SERVER]),
-            cwd=ROOT,
-            env=env or course_user.environment(course.tool_environment()),
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            text=True,
-            start_new_session=True,  # its kernels and judges die with it on stop()
-        )
-
-    def grade(self, student, assignment=ASSIGNMENT, graded_elsewhere=None):
-        """(ok, error) for one submission; ok is None when the server died or hung on it."""
-        deadline = submission_seconds()
-        request = {"student": student, "assignment": assignment}
-        if graded_elsewhere is not None:
-            request["graded_elsewhere"] = graded_elsewhere
-        try:
-            self.process.stdin.write(json.dumps(request) + "\n")
-            self.process.stdin.flush()
-            if not select.select([self.process.stdout], [], [], deadline)[0]:
-                self.stop()
-                return None, f"no answer in {deadline:.0f} s: the grading process was stopped"
-            line = self.process.stdout.readline()
-        except (BrokenPipeError, OSError):
-            line = ""
-        if not line:
-            return None, f"the grading process died (exit {self.process.wait()})"
-        answer = json.loads(line)
-        self.cpu = answer.get("cpu", 0.0)
-        return answer["ok"], answer["error"]
-
-    def stop(self):
-        """End the server and everything it started."""
-        try:
-            os.killpg(self.process.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        self.process.wait()
-
-
 # ── many at once ──
 
 
@@ -265,8 +52,10 @@ class Lanes:
     on the new one; then it is reported.
     """
 
-    def __init__(self, jobs, progress, assignment=ASSIGNMENT):
-        self.todo, self.outcomes, self.lock = queue.Queue(), [], threading.Lock()
+    def __init__(self, jobs, progress, assignment=ASSIGNMENT, waiting=0):
+        # waiting > 0: put() blocks while that many wait, so results arriving faster than they
+        # are recorded wait in Dask, not in this machine's memory
+        self.todo, self.outcomes, self.lock = queue.Queue(waiting), [], threading.Lock()
         self.progress, self.assignment = progress, assignment
         self.threads = [threading.Thread(target=self.lane, daemon=True) for _ in range(jobs)]
         for t in self.threads:
@@ -274,7 +63,16 @@ class Lanes:
 
     def put(self, student, graded_elsewhere=None):
         """Grade one more submission (or record what a Dask worker made of it)."""
-        self.todo.put((student, graded_elsewhere))
+        self.queue((student, graded_elsewhere))
+
+    def queue(self, item):
+        """Put item in the queue, waiting for room while a lane is there to make it."""
+        while any(t.is_alive() for t in self.threads):
+            try:
+                return self.todo.put(item, timeout=0.2)
+            except queue.Full:
+                continue
+        raise RuntimeError("no grading server is left to take submissions")
 
     def report(self, outcome):
         """One submission done, graded or not."""
@@ -288,13 +86,18 @@ class Lanes:
         try:
             while (item := self.todo.get()) is not None:
                 student, graded_elsewhere = item
-                attempt, ok = 0, None
+                attempt, ok, error = 0, None, ""
                 while ok is None and attempt < ATTEMPTS:
                     attempt += 1
-                    ok, error = server.grade(student, self.assignment, graded_elsewhere)
+                    try:
+                        ok, error = server.grade(student, self.assignment, graded_elsewhere)
+                    except Exception as err:  # an answer that is not one: as if it died
+                        ok, error = None, f"{type(err).__name__}: {err}"
                     if ok is None:  # it died or hung on this one: a fresh server, one more try
                         server.stop()
                         server = Server()
+                if graded_elsewhere is not None and not graded_elsewhere["ok"]:
+                    ok, error = False, graded_elsewhere["error"]  # the worker's own reason
                 self.report(Outcome(student, bool(ok), error, attempt, server.cpu))
         finally:
             server.stop()
@@ -302,7 +105,8 @@ class Lanes:
     def close(self):
         """Let every lane finish what is queued, then end; [Outcome] of all of it."""
         for _ in self.threads:
-            self.todo.put(None)
+            if any(t.is_alive() for t in self.threads):
+                self.queue(None)
         for t in self.threads:
             while t.is_alive():
                 t.join(0.2)  # short joins keep Ctrl-C deliverable to this thread
@@ -334,7 +138,8 @@ def grade_on_cluster(students, scheduler, progress, assignment=ASSIGNMENT, jobs=
     if scheduler == "local":
         cluster = LocalCluster(n_workers=os.cpu_count(), threads_per_worker=1, processes=True)
         scheduler = cluster.scheduler_address
-    lanes = Lanes(max(1, min(jobs or os.cpu_count() or 1, len(students))), progress, assignment)
+    jobs = max(1, min(jobs or os.cpu_count() or 1, len(students)))
+    lanes = Lanes(jobs, progress, assignment, waiting=2 * jobs)
     try:
         with Client(scheduler) as client:
             waiting, running = iter(students), {}
@@ -345,10 +150,11 @@ def grade_on_cluster(students, scheduler, progress, assignment=ASSIGNMENT, jobs=
                 for student in waiting:
                     try:
                         package = remote.pack(student, assignment, execute)
-                    except (OSError, remote.CannotShip) as err:
+                    except Exception as err:  # one unreadable submission stops no one else
                         lanes.report(Outcome(student, False, f"not sent to a worker: {err}"))
                         continue
-                    future = client.submit(remote.grade_package, package, key=f"grade-{student}",
+                    key = f"grade-{assignment}-{student}-{package['digest'][:16]}"
+                    future = client.submit(remote.grade_package, package, key=key,
                                            retries=ATTEMPTS - 1, pure=False)  # fmt: skip
                     running[future] = student
                     done.add(future)
@@ -408,13 +214,3 @@ def autograde(students, jobs=None, scheduler=None, force=False, assignment=ASSIG
         return grade_locally(todo, jobs, progress, assignment)
     finally:
         bar.close()
-
-
-def arguments(parser, command):
-    """`python -m grading serve`: no options."""
-
-
-def main(args):
-    """One grading server on stdin/stdout (make autograde starts them)."""
-    replies, sys.stdout = sys.stdout, sys.stderr  # a stray print cannot break a reply line
-    serve(reply=replies)

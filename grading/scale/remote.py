@@ -4,7 +4,7 @@
     pack(student): its files as bytes  ───▶   grade_package(package): the submission written into a
                                               class folder of the worker's own, graded there by
                                               nbgrader's Autograde (sandboxed kernels, the judge)
-    the bookkeeping servers (farm.py)  ◀───   the graded notebooks and the judge's records
+    the grading servers (server.py)    ◀───   the graded notebooks and the judge's records
     run nbgrader's Autograde again, running nothing and judging nothing: each cell's outputs and
     the judge's records are the worker's (preprocess.FromWorker), and the gradebook, autograded/
     and judged/ are written on the course's machine only.
@@ -23,10 +23,12 @@ import stat
 import subprocess
 import sys
 import tempfile
+import threading
 
 from grading import course_user
 from grading.parts import PARTS
-from grading.paths import ROOT, STUDENT_ID, SUBMITTED
+from grading.paths import ROOT, STUDENT_ID
+from grading.scale.server import Server, digest_of, entries
 
 MAX_PACKAGE_BYTES = 64 << 20  # a submission is about 0.5 MiB; anything near this is not one
 ROOT_WORKER = (
@@ -42,37 +44,6 @@ class CannotShip(Exception):
 # ── the course's machine ──
 
 
-def entries(student, assignment):
-    """(relative path, kind, payload) of every file entry of a submission, in a fixed order: a
-    regular file's bytes ("file"), a link's target ("link"), or None ("special"). Links are
-    never followed."""
-    folder = os.path.join(SUBMITTED, student, assignment)
-    for here, _, files in sorted(os.walk(folder)):
-        for name in sorted(files):
-            path = os.path.join(here, name)
-            relative = os.path.relpath(path, folder)
-            if os.path.islink(path):
-                yield relative, "link", os.readlink(path)
-            elif not os.path.isfile(path):
-                yield relative, "special", None
-            else:
-                fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
-                with os.fdopen(fd, "rb") as f:
-                    yield relative, "file", f.read()
-
-
-def digest_of(listed):
-    """sha256 over (relative path, kind, payload) entries: a changed byte changes it."""
-    digest = hashlib.sha256()
-    for relative, kind, payload in listed:
-        digest.update(relative.encode() + b"\0")
-        if kind == "file":
-            digest.update(hashlib.sha256(payload).digest())
-        else:
-            digest.update(payload.encode() if kind == "link" else b"special")
-    return digest.hexdigest()
-
-
 def pack(student, assignment, execute=True):
     """A submission as one task's data: its regular files' bytes (links and special files stay
     behind: intake would remove them), its digest, and the lane (execute or not)."""
@@ -81,8 +52,34 @@ def pack(student, assignment, execute=True):
     size = sum(len(payload) for _, payload in files)
     if size > MAX_PACKAGE_BYTES:
         raise CannotShip(f"{size / 2**20:.0f} MiB of files: more than a Dask task carries")
+    digest = digest_of(listed)
     return {"student": student, "assignment": assignment, "execute": bool(execute),
-            "digest": digest_of(listed), "files": files}  # fmt: skip
+            "digest": digest, "course": course_version(), "files": files}  # fmt: skip
+
+
+# What decides a grade, the same on every machine: (file or folder, the kinds of file counted)
+GRADING_FILES = [("grader_config.py", ".py"), ("model.py", ".py"), ("xslm", ".py"),
+                 ("grading", ".py"), ("checkpoints", (".py", ".json", ".txt")),
+                 ("notebooks/masters", ".ipynb")]  # fmt: skip
+
+
+@functools.cache
+def course_version():
+    """sha256 over the files that decide a grade (GRADING_FILES): a worker whose course differs
+    from the course machine's (another commit) refuses to grade, rather than grade otherwise."""
+    paths = []
+    for top, kinds in GRADING_FILES:
+        where = os.path.join(ROOT, top)
+        walked = [(ROOT, [], [top])] if os.path.isfile(where) else os.walk(where)
+        for here, folders, names in walked:
+            folders[:] = [f for f in folders if not f.startswith((".", "__"))]  # caches
+            paths += [os.path.join(here, n) for n in names if n.endswith(kinds)]
+    digest = hashlib.sha256()
+    for path in sorted(paths):
+        digest.update(os.path.relpath(path, ROOT).encode() + b"\0")
+        with open(path, "rb") as f:
+            digest.update(hashlib.sha256(f.read()).digest())
+    return digest.hexdigest()
 
 
 # ── the worker ──
@@ -105,8 +102,7 @@ def unpack(package, course):
         raise ValueError(f"not a student id: {student!r}")
     if assignment not in PARTS:
         raise ValueError(f"not a part of this course: {assignment!r}")
-    for kind in ("submitted", "autograded", "judged", "feedback"):
-        shutil.rmtree(os.path.join(course, kind, student), ignore_errors=True)
+    forget(course, student)
     folder = os.path.join(course, "submitted", student, assignment)
     os.makedirs(folder, mode=0o700)
     for relative, payload in package["files"]:
@@ -170,19 +166,36 @@ def read_text(path):
         return f.read()
 
 
+def forget(course, student):
+    """Remove everything of one student from a worker's class folder (submission and results)."""
+    for kind in ("submitted", "autograded", "judged", "feedback"):
+        shutil.rmtree(os.path.join(course, kind, student), ignore_errors=True)
+
+
 _SERVERS = {}  # (class folder, execute) -> this worker process's grading server for it
+_ONE_AT_A_TIME = threading.Lock()  # a worker with several threads still grades one at a time
 
 
 def grade_package(package):
     """A Dask task: one packed submission graded in this worker's own class folder; what the
     bookkeeping on the course's machine needs, or an exception (Dask tries once more)."""
-    from grading.scale.farm import Server
-
     if os.geteuid() == 0:  # anyone who reaches the scheduler runs code in its workers
         raise PermissionError(ROOT_WORKER)
+    if package.get("course") != course_version():
+        raise RuntimeError("this worker's course is not the course machine's (another commit?): "
+                           "give every machine the same commit")  # fmt: skip
+    with _ONE_AT_A_TIME:
+        course = private_class(package["assignment"])
+        try:
+            unpack(package, course)
+            return graded_here(package, course)
+        finally:
+            forget(course, package["student"])  # nothing of a learner stays behind on a worker
+
+
+def graded_here(package, course):
+    """Grade an unpacked submission with this worker's server; what it made of it."""
     student, assignment = package["student"], package["assignment"]
-    course = private_class(assignment)
-    unpack(package, course)
     key = (course, package["execute"])
     server = _SERVERS.get(key)
     if server is None or server.process.poll() is not None:
@@ -193,6 +206,10 @@ def grade_package(package):
         del _SERVERS[key]
         raise RuntimeError(error)
     graded = graded_files(course, student, assignment)
+    size = sum(len(t) for found in graded.values() for t in found.values())
+    if size > MAX_PACKAGE_BYTES:  # a kernel's endless output: not sent over the network
+        ok, error = False, f"its graded notebooks hold {size / 2**20:.0f} MiB: not sent back"
+        graded = {"notebooks": {}, "records": {}}
     return {"student": student, "assignment": assignment, "ok": ok, "error": error,
             "digest": package["digest"], **graded}  # fmt: skip
 

@@ -2,7 +2,7 @@
 
 Starting an ipykernel from scratch costs about 0.65 CPU seconds, most of it importing IPython and
 ipykernel; a submission has eight notebooks, so that is about 5 of the 7 CPU seconds grading one
-takes. The grading servers (grading.scale.farm) therefore start, for each submission, one sandbox
+takes. The grading servers (grading.scale.server) therefore start, for each submission, one sandbox
 exactly like a kernel's (machine.sandbox: the same binds, uid, limits and environment) running
 scale/forker.py, which imports ipykernel once and then forks a fresh kernel for each notebook
 (about 0.2 CPU seconds each). Each notebook still gets a new process with nothing of the previous

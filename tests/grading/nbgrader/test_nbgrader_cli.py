@@ -3,7 +3,9 @@ the formgrader serves it.
 """
 
 import csv
+import html
 import os
+import re
 import shutil
 
 import nbformat
@@ -13,13 +15,14 @@ from grading import classroom
 from grading.authoring import course
 from grading.parts import PARTS
 from grading.paths import EXPORT_CSV, ROOT
-from tests.fixtures import formgrader_page
+from tests.fixtures import formgrader_page, leaks
 from tests.fixtures.helpers import master_points
 from tests.fixtures.lab_server import formgrader, get
 
 pytestmark = pytest.mark.nbgrader
 STUDENT = "cli-student"
 DIES = "cli-kernel-dies"  # a correct submission whose kernel dies in its second notebook
+READER = "cli-reads-solutions"  # the student edition with every solution cell deleted or unmarked
 
 
 def kill_the_kernel(folder):
@@ -28,6 +31,21 @@ def kill_the_kernel(folder):
     book = nbformat.read(path, as_version=4)
     book.cells.insert(1, nbformat.v4.new_code_cell("import os\nos._exit(3)"))
     nbformat.write(book, path)
+
+
+def without_solution_cells(folder):
+    """Delete every solution cell of the folder's notebooks; in the first, turn one into markdown
+    instead: either way the cell is missing, and grading puts it back."""
+    for k, name in enumerate(sorted(n for n in os.listdir(folder) if n.endswith(".ipynb"))):
+        path = os.path.join(folder, name)
+        book = nbformat.read(path, as_version=4)
+        solutions = [c for c in book.cells if c.metadata.get("nbgrader", {}).get("solution")]
+        if k == 0 and solutions:
+            keep = solutions.pop()
+            keep.cell_type = "markdown"
+            keep.pop("outputs", None), keep.pop("execution_count", None)
+        book.cells = [c for c in book.cells if c not in solutions]
+        nbformat.write(book, path)
 
 
 def nbgrader(*args):
@@ -50,11 +68,17 @@ def graded():
     shutil.rmtree(os.path.join(classroom.SUBMITTED, DIES), ignore_errors=True)
     kill_the_kernel(classroom.write_submission(DIES))
     nbgrader("autograde", "attention", "--student", DIES, "--force")
+    shutil.rmtree(os.path.join(classroom.SUBMITTED, READER), ignore_errors=True)
+    reader = os.path.join(classroom.SUBMITTED, READER, "attention")
+    shutil.copytree(course.release_folder(), reader)
+    without_solution_cells(reader)
+    nbgrader("autograde", "attention", "--student", READER, "--force")
+    nbgrader("generate_feedback", "attention", "--student", READER, "--force")
     with open(classroom.GRADES_CSV, "w") as f:
         f.write("made by make grades\n")
     nbgrader("export")
     yield {"autograde": autograded.stdout + autograded.stderr}
-    for student in (STUDENT, DIES):
+    for student in (STUDENT, DIES, READER):
         shutil.rmtree(os.path.join(classroom.SUBMITTED, student), ignore_errors=True)
 
 
@@ -130,6 +154,47 @@ def test_feedback_is_written(graded):
     folder = os.path.join(ROOT, "feedback", STUDENT, "attention")
     assert len([f for f in os.listdir(folder) if f.endswith(".html")]) == 8
     assert {f for f in os.listdir(folder) if not f.endswith(".html")} <= {"mathjax"}
+
+
+def page_text(path):
+    """What a feedback page shows, as text: its tags removed, its entities decoded, whitespace
+    collapsed (a solution line split across highlighting spans still counts)."""
+    with open(path, encoding="utf-8") as f:
+        return leaks.normalised(html.unescape(re.sub(r"<[^>]+>", "", f.read())))
+
+
+def test_a_missing_solution_cell_comes_back_as_the_release_has_it(graded):
+    """A learner who deletes (or unmarks) every solution cell and hands in gets them back in the
+    autograded notebooks, and so in the feedback, with the course's stub: no master's solution."""
+    folder = os.path.join(ROOT, "autograded", READER, "attention")
+    notebooks = sorted(n for n in os.listdir(folder) if n.endswith(".ipynb"))
+    restored = [c for n in notebooks for c in nbformat.read(os.path.join(folder, n), 4).cells
+                if c.metadata.get("nbgrader", {}).get("solution")]  # fmt: skip
+    assert restored and all("YOUR CODE HERE" in c.source for c in restored)
+    secrets = leaks.solution_lines()
+    assert secrets  # the check has lines to look for
+    shown = {n: leaks.readable_text(os.path.join(folder, n)) for n in notebooks}
+    pages = os.path.join(ROOT, "feedback", READER, "attention")
+    shown |= {p: page_text(os.path.join(pages, p)) for p in os.listdir(pages)
+              if p.endswith(".html")}  # fmt: skip
+    assert {name: [s for s in secrets if s in text] for name, text in shown.items()
+            if any(s in text for s in secrets)} == {}  # fmt: skip
+
+
+def test_no_feedback_page_shows_a_hidden_tests_block(graded):
+    """The hidden cells' hidden-tests blocks, kept in the gradebook and the autograded notebooks,
+    are not on any feedback page (ClearHiddenTests), nor any other instructor's marker."""
+    # STUDENT's own cells are the masters' solution cells, markers and all (classroom's simulated
+    # learner): only the reader's pages are held to "BEGIN SOLUTION" too
+    shown = {STUDENT: [m for m in leaks.INSTRUCTOR_MARKERS if m != "BEGIN SOLUTION"],
+             READER: leaks.INSTRUCTOR_MARKERS}  # fmt: skip
+    for student, markers in shown.items():
+        pages = os.path.join(ROOT, "feedback", student, "attention")
+        for name in sorted(p for p in os.listdir(pages) if p.endswith(".html")):
+            text = page_text(os.path.join(pages, name))
+            if name == "01-softmax.html":  # the hidden cell itself is shown, its block is not
+                assert 'hidden("softmax")' in text
+            assert [m for m in markers if m in text] == [], (student, name)
 
 
 def test_export_and_make_grades_write_different_files(graded):

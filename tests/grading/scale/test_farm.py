@@ -19,7 +19,7 @@ from grading import classroom, course_user
 from grading.authoring import course
 from grading.authoring.mistakes import BUGGY
 from grading.parts import PARTS
-from grading.scale import farm, postgres, remote
+from grading.scale import farm, postgres, remote, server
 from tests.fixtures import formgrader_page
 from tests.fixtures.lab_server import formgrader, free_port
 
@@ -164,13 +164,13 @@ def test_a_rerun_grades_only_what_is_missing_or_changed(plain):
     assert farm.autograde(list(CLASS), jobs=2) == []  # a new timestamp alone changes nothing
     with open(notebook, "a") as f:
         f.write("\n")  # a changed byte (still valid JSON); timestamps alone do not count
-    os.remove(farm.marker("correct"))
+    os.remove(server.marker("correct"))
     again = farm.autograde(list(CLASS), jobs=2)
     assert sorted(o.student for o in again) == ["correct", "post-ln"]
     assert scores() == plain
 
 
-CRASHING_SERVER = ["-m", "tests.fixtures.crashing_server"]  # the farm's server, dying once on cue
+CRASHING_SERVER = ["-m", "tests.fixtures.crashing_server"]  # a grading server, dying once on cue
 
 
 @pytest.fixture
@@ -187,7 +187,7 @@ def flag():
 
 def test_a_worker_that_dies_is_replaced_and_its_submission_retried(plain, flag, monkeypatch):
     """The server grading no-sqrt-d exits hard once: a new server grades it, nothing is lost."""
-    monkeypatch.setattr(farm, "SERVER", CRASHING_SERVER)
+    monkeypatch.setattr(server, "SERVER", CRASHING_SERVER)
     monkeypatch.setenv("ATTENTION_FARM_CRASH", "no-sqrt-d")
     monkeypatch.setenv("ATTENTION_FARM_FLAG", flag)
     outcomes = {o.student: o for o in farm.autograde(list(CLASS), jobs=2, force=True)}
@@ -199,7 +199,7 @@ def test_a_worker_that_dies_is_replaced_and_its_submission_retried(plain, flag, 
 
 def test_a_worker_that_hangs_is_stopped_and_its_submission_retried(plain, flag, monkeypatch):
     """The server grading post-ln goes silent once: after the deadline a new server grades it."""
-    monkeypatch.setattr(farm, "SERVER", CRASHING_SERVER)
+    monkeypatch.setattr(server, "SERVER", CRASHING_SERVER)
     monkeypatch.setenv("ATTENTION_FARM_CRASH", "post-ln")
     monkeypatch.setenv("ATTENTION_FARM_HOW", "hang")
     monkeypatch.setenv("ATTENTION_FARM_FLAG", flag)
@@ -213,7 +213,7 @@ def test_a_worker_that_hangs_is_stopped_and_its_submission_retried(plain, flag, 
 def start(command):
     """A background process in its own group (stopped with its children by stop()), as the
     course user when root starts it, as docs/large-classes.md says to start Dask's."""
-    env = dict(os.environ, PYTHONPATH=classroom.ROOT)  # workers import grading.scale.farm's tasks
+    env = dict(os.environ, PYTHONPATH=classroom.ROOT)  # processes import the course
     return subprocess.Popen(course_user.command(command), cwd=classroom.ROOT,
                             env=course_user.environment(env), start_new_session=True,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
