@@ -184,10 +184,41 @@ class ErrorLog(logging.Handler):
         self.lines.append(record.getMessage().strip().splitlines()[0][:200])
 
 
+def one_validator_per_schema():
+    """Let nbgrader's cell-metadata checks in this process build each schema's validator once.
+
+    nbgrader checks every graded cell's metadata with jsonschema.validate(metadata, schema),
+    which checks the schema itself and builds a validator on every call (about 1 ms; some 150
+    calls a submission). The schema is nbgrader's own file: here its validator is built once,
+    and each cell is checked by it, with the same errors. Only the grading servers call this.
+    """
+    import jsonschema
+    from nbgrader.nbgraderformat import common
+
+    if getattr(common.jsonschema, "validate", None) is not jsonschema.validate:
+        return  # already done
+
+    validators = {}
+
+    def validate(instance, schema):
+        key = json.dumps(schema, sort_keys=True)
+        if key not in validators:
+            kind = jsonschema.validators.validator_for(schema)
+            kind.check_schema(schema)
+            validators[key] = kind(schema)
+        error = jsonschema.exceptions.best_match(validators[key].iter_errors(instance))
+        if error is not None:
+            raise error
+
+    common.jsonschema = type(jsonschema)("jsonschema_once")
+    common.jsonschema.validate = validate
+
+
 def serve(lines=sys.stdin, reply=sys.stdout):
     """Answer {"student": id, "assignment": name} lines (with "graded_elsewhere": a Dask worker's
     results, to record) with {"student", "ok", "error"} lines until stdin closes."""
     records.one_engine_per_gradebook()
+    one_validator_per_schema()
     errors = ErrorLog()
     root = logging.getLogger()
     root.handlers[:] = [errors]  # nbgrader's progress lines would flood the pipes otherwise
