@@ -19,8 +19,8 @@ import html
 import itertools
 import json
 import os
-import stat
 
+from grading.machine import files
 from grading.parts import ASSIGNMENT, PARTS, registered, suffix
 from grading.paths import RECORDS, ROOT, SUBMITTED
 
@@ -87,15 +87,7 @@ def functions(text):
 
 def read_plain(path):
     """A learner file's text, never through a link and never more than MAX_BYTES; "" otherwise."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    except OSError:
-        return ""
-    with os.fdopen(fd, "rb") as f:
-        info = os.fstat(f.fileno())
-        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_BYTES:
-            return ""
-        return f.read(MAX_BYTES).decode("utf-8", errors="replace")
+    return files.read_text_or(path, MAX_BYTES, "")
 
 
 def learner_code(folder, assignment):

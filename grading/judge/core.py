@@ -23,7 +23,7 @@ from checkpoints.report import Check, Report
 from checkpoints.sections import foreign_imports
 from grading import parts
 from grading.judge.reference import reference
-from grading.machine import cgroups, sandbox
+from grading.machine import cgroups, files, sandbox
 
 WORKER_SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "worker.py")
 CALL_SECONDS = 10.0  # one call of a learner function
@@ -223,15 +223,8 @@ class RemoteModel:
 
 
 def read_plain_file(path):
-    """A regular file's text (no symlinks, at most 1 MiB), or None."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
-    except OSError:
-        return None
-    with os.fdopen(fd, "rb") as f:
-        if not os.path.isfile(path) or os.fstat(f.fileno()).st_size > MAX_FILE_BYTES:
-            return None
-        return f.read().decode("utf-8", "replace")
+    """A regular file's text (no symlinks, no FIFO, at most 1 MiB), or None."""
+    return files.read_text_or(path, MAX_FILE_BYTES, None)
 
 
 def forbidden(source):
@@ -295,7 +288,7 @@ def fingerprint(folder):
     """Digest of what the judges read from a submission: every part's learner files and artifacts
     (model.py for part one; engine.py, gpt.py for part two)."""
     digest = hashlib.sha256()
-    for rel in sorted({rel for files in parts.LEARNER_FILES.values() for rel in files}):
+    for rel in sorted({rel for names in parts.LEARNER_FILES.values() for rel in names}):
         digest.update(
             rel.encode()
             + b"\0"

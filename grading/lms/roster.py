@@ -13,12 +13,11 @@ twice stops the import with the line to fix, and nothing is written.
 
 import csv
 import io
-import os
 import re
-import stat
 import unicodedata
 
 from grading.lms.layouts import starts_like_formula
+from grading.machine import files
 from grading.paths import STUDENT_ID
 
 FIELDS = ("first_name", "last_name", "email", "lms_user_id")  # nbgrader's Student columns
@@ -44,15 +43,13 @@ def read_text(path):
     """The roster file's text: a regular file (no link followed, no FIFO), at most MAX_BYTES,
     UTF-8 (with or without the byte-order mark a spreadsheet writes)."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        data = files.read_regular(path, MAX_BYTES)
+    except files.NotPlainFile:
+        raise RosterError(f"the roster {path} is not a regular file") from None
+    except files.TooLarge:
+        raise RosterError(f"the roster {path} is over {MAX_BYTES // 2**10} KiB") from None
     except OSError as err:
         raise RosterError(f"cannot open the roster {path}: {err.strerror}") from None
-    with os.fdopen(fd, "rb") as f:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise RosterError(f"the roster {path} is not a regular file")
-        data = f.read(MAX_BYTES + 1)
-    if len(data) > MAX_BYTES:
-        raise RosterError(f"the roster {path} is over {MAX_BYTES // 2**10} KiB")
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as err:
