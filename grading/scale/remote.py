@@ -19,13 +19,13 @@ import functools
 import hashlib
 import os
 import shutil
-import stat
 import subprocess
 import sys
 import tempfile
 import threading
 
 from grading import course_user
+from grading.machine import files
 from grading.parts import PARTS
 from grading.paths import ROOT, STUDENT_ID
 from grading.scale.server import Server, digest_of, entries
@@ -134,12 +134,13 @@ def private_class(assignment):
 
 def course_environment(course, execute):
     """The environment of nbgrader and the grading server in a worker's class folder: that
-    folder as the class, its own SQLite gradebook (never a DB_URL the worker's machine may have)."""
+    folder as the class, its own SQLite gradebook (never a DB_URL the worker's machine may have).
+    A worker is never root (grade_package refuses), so this is its own user's environment."""
     from grading.authoring import course as authoring
 
     env = {k: v for k, v in authoring.tool_environment().items() if k != "DB_URL"}
     env.update(ATTENTION_COURSE=course, ATTENTION_EXECUTE="1" if execute else "0")
-    return course_user.environment(env)
+    return env
 
 
 def graded_files(course, student, assignment):
@@ -159,11 +160,7 @@ def graded_files(course, student, assignment):
 
 def read_text(path):
     """A regular file's text, not following a link (written by nbgrader and the judge)."""
-    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
-    with os.fdopen(fd, encoding="utf-8") as f:
-        if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
-            raise ValueError(f"not a regular file: {path}")
-        return f.read()
+    return files.read_regular(path, MAX_PACKAGE_BYTES).decode("utf-8")
 
 
 def forget(course, student):
@@ -205,8 +202,11 @@ def graded_here(package, course):
         server.stop()
         del _SERVERS[key]
         raise RuntimeError(error)
-    graded = graded_files(course, student, assignment)
-    size = sum(len(t) for found in graded.values() for t in found.values())
+    try:
+        graded = graded_files(course, student, assignment)
+        size = sum(len(t) for found in graded.values() for t in found.values())
+    except files.TooLarge:  # one file alone is larger than anything sent back
+        size = MAX_PACKAGE_BYTES + 1
     if size > MAX_PACKAGE_BYTES:  # a kernel's endless output: not sent over the network
         ok, error = False, f"its graded notebooks hold {size / 2**20:.0f} MiB: not sent back"
         graded = {"notebooks": {}, "records": {}}
