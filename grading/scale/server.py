@@ -121,6 +121,9 @@ def nbgrader_config():
 
     config = PyFileConfigLoader(GRADER_CONFIG).load_config()
     config.SandboxedExecute.warm_kernels = True  # one warm sandbox per submission (warm_kernels)
+    # nbconvert checks the whole notebook against its schema after each of the ~16 preprocessors;
+    # once, after the last, finds the same invalid notebook (the notebook is then not graded)
+    config.Exporter.optimistic_validation = True
     return config
 
 
@@ -198,15 +201,18 @@ def one_validator_per_schema():
     if getattr(common.jsonschema, "validate", None) is not jsonschema.validate:
         return  # already done
 
-    validators = {}
+    validators = {}  # the schema's text -> its validator
+    last = [None, None]  # (schema object, validator): the cells of a notebook share one object
 
     def validate(instance, schema):
-        key = json.dumps(schema, sort_keys=True)
-        if key not in validators:
-            kind = jsonschema.validators.validator_for(schema)
-            kind.check_schema(schema)
-            validators[key] = kind(schema)
-        error = jsonschema.exceptions.best_match(validators[key].iter_errors(instance))
+        if last[0] is not schema:
+            key = json.dumps(schema, sort_keys=True)
+            if key not in validators:
+                kind = jsonschema.validators.validator_for(schema)
+                kind.check_schema(schema)
+                validators[key] = kind(schema)
+            last[:] = schema, validators[key]
+        error = jsonschema.exceptions.best_match(last[1].iter_errors(instance))
         if error is not None:
             raise error
 

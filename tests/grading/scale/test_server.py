@@ -17,11 +17,12 @@ GOOD = {"grade": True, "grade_id": "step01-softmax-checks", "locked": True, "poi
         "schema_version": 3, "solution": False, "task": False}  # fmt: skip
 
 
-def outcome(meta):
-    """None when nbgrader's own validator accepts a cell with this metadata, else its message."""
+def outcome(meta, validator=None):
+    """None when nbgrader's own validator accepts a cell with this metadata, else its message
+    (a new validator, with a schema object of its own, unless one is given)."""
     cell = nbformat.v4.new_code_cell("check()", metadata={"nbgrader": dict(meta)})
     try:
-        MetadataValidatorV3().validate_cell(cell)
+        (validator or MetadataValidatorV3()).validate_cell(cell)
     except Exception as err:  # jsonschema's ValidationError, or nbgrader's schema errors
         return f"{type(err).__name__}: {err}"
     return None
@@ -39,6 +40,8 @@ def test_one_validator_per_schema_says_what_nbgrader_says(monkeypatch):
     server.one_validator_per_schema()
     assert common.jsonschema.validate is not __import__("jsonschema").validate
     assert [outcome(meta) for meta in CASES] == before
+    one = MetadataValidatorV3()  # as nbgrader checks a notebook: one schema object, many cells
+    assert [outcome(meta, one) for meta in CASES + CASES[::-1]] == before + before[::-1]
     server.one_validator_per_schema()  # twice changes nothing
     assert [outcome(meta) for meta in CASES] == before
 
