@@ -1,5 +1,6 @@
 """Learner processes that outlive their cell, through every lane: plain `nbgrader autograde`, the
-local farm (JOBS=2, warm kernels) and Dask (SCHEDULER=local).
+local farm (JOBS=2, warm kernels), the farm without execution (EXECUTE=0: only the judge runs
+learner code) and Dask (SCHEDULER=local).
 
 The class: tests/fixtures/hostile.py's RACES (a process racing the grader with links and renames, a
 fork bomb held at the limit, a disk filler, a chmod of its own folder, a killed kernel), each attack
@@ -52,11 +53,11 @@ def lane_plain():
     assert done.returncode == 0, done.stderr[-2000:]
 
 
-def make_autograde(*options):
+def make_autograde(*options, **env):
     """make autograde's command, as the instructor runs it (as root, it hands itself over)."""
     command = [sys.executable, "-m", "grading", "autograde", "--force", *options]
-    done = subprocess.run(command, cwd=ROOT, env=course.tool_environment(), capture_output=True,
-                          text=True)  # fmt: skip
+    done = subprocess.run(command, cwd=ROOT, env={**course.tool_environment(), **env},
+                          capture_output=True, text=True)  # fmt: skip
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     assert f"autograded {len(STUDENTS)} submissions" in done.stdout, done.stdout[-2000:]
 
@@ -66,12 +67,17 @@ def lane_farm():
     make_autograde("--jobs", "2")
 
 
+def lane_noexec():
+    """make autograde EXECUTE=0 JOBS=2: no kernel; the judge's workers alone run learner code."""
+    make_autograde("--jobs", "2", ATTENTION_EXECUTE="0")
+
+
 def lane_dask():
     """make autograde SCHEDULER=local: a Dask cluster on this machine."""
     make_autograde("--scheduler", "local")
 
 
-LANES = {"plain": lane_plain, "farm": lane_farm, "dask": lane_dask}
+LANES = {"plain": lane_plain, "farm": lane_farm, "noexec": lane_noexec, "dask": lane_dask}
 
 
 def write_outside():
