@@ -70,3 +70,33 @@ def test_the_machine_commands_run_with_the_systems_python_before_the_venv():
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
                           check=True)  # fmt: skip
     assert done.stdout.strip() == "[]"
+
+
+def test_course_processes_start_without_building_the_iri_grammar():
+    """A process of the course imports nbformat without rfc3987_syntax (2 CPU s of grammar at
+    import), and still validates notebooks and nbgrader's cell metadata, which use no "iri"."""
+    program = (
+        "import grading, sys, nbformat, jsonschema\n"
+        "from nbgrader.nbgraderformat.v3 import MetadataValidatorV3\n"
+        "nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell('x = 1')])\n"
+        "nbformat.validate(nb)\n"
+        "meta = {'grade': 'yes', 'grade_id': 'a', 'locked': True, 'points': 1, 'schema_version': 3,\n"
+        "        'solution': False, 'task': False}\n"
+        "cell = nbformat.v4.new_code_cell('x', metadata={'nbgrader': meta})\n"
+        "try:\n"
+        "    MetadataValidatorV3().validate_cell(cell)\n"
+        "    sys.exit('bad metadata passed')\n"
+        "except jsonschema.ValidationError:\n"
+        "    pass\n"
+        "print(sorted(m for m, loaded in sys.modules.items()\n"
+        "             if loaded and m.split('.')[0] in ('lark', 'rfc3987_syntax')))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True,
+                          cwd=ROOT, env={**os.environ, "PYTHONPATH": ROOT})  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "[]"
+    unblocked = subprocess.run([sys.executable, "-c", "import nbformat, sys; "
+                                "print(sys.modules.get('rfc3987_syntax') is not None)"],
+                               capture_output=True, text=True)  # fmt: skip
+    installed = subprocess.run([sys.executable, "-c", "import rfc3987_syntax"]).returncode == 0
+    assert unblocked.stdout.strip() == str(installed)  # what the line in grading/__init__ saves
