@@ -36,13 +36,24 @@ import stat  # noqa: E402
 
 from ipykernel import kernelapp  # noqa: E402
 
-# What a kernel imports while it starts (measured: debugpy through ipykernel.debugger is most of
-# it); importing it here, once per submission, is what makes a forked kernel cheap.
-for module in ("IPython", "ipykernel.ipkernel", "ipykernel.debugger", "sqlite3", "tornado.queues"):
+# What a kernel imports while it starts and runs its first cell (measured: debugpy through
+# ipykernel.debugger is most of it); importing it here, once per submission, is what makes a
+# forked kernel cheap. Only libraries of the course's environment: nothing of the submission.
+PRELOADED = ("IPython", "ipykernel.ipkernel", "ipykernel.debugger", "sqlite3", "tornado.queues",
+             "tornado.platform.asyncio", "IPython.core.completerlib", "IPython.core.debugger",
+             "IPython.core.logger", "IPython.core.oinspect", "IPython.extensions.storemagic",
+             "IPython.utils.wildcard", "faulthandler")  # fmt: skip
+for module in PRELOADED:
     try:
         importlib.import_module(module)
     except ImportError:
         pass  # the kernel would not find it either
+try:  # the regular expressions IPython compiles for a kernel's first cell, compiled once here
+    from IPython.core.inputtransformer2 import TransformerManager
+
+    TransformerManager().transform_cell("x = 1\n")
+except ImportError:
+    pass
 
 SITE = os.path.dirname(os.path.dirname(kernelapp.__file__))
 LAUNCHER = os.path.join(SITE, "ipykernel_launcher.py")  # what sys.argv[0] is in a kernel
