@@ -80,3 +80,22 @@ check_artifact("08-notes.md")
 from checkpoints import progress
 
 progress()
+
+# %% [markdown] id="hand-in-intro"
+# ## Handing in
+#
+# When you are done, or at the end of each session in the browser, the cell below puts this part's
+# notebooks, `model.py` and `outputs/` into one file, `hand-in-attention.zip`, beside the notebooks,
+# and says what is not in it yet. Save every notebook first (File ▸ Save All): the zip holds what
+# was last saved.
+#
+# - **In the browser**: right-click `hand-in-attention.zip` in the file browser on the left and
+#   choose Download. Your work lives in this browser only, so keep the zip.
+# - **In `make lab`**: the zip is in your workspace folder.
+#
+# Give the zip to your instructor the way they asked (an upload to your course's site, say).
+
+# %% id="hand-in"
+from checkpoints import hand_in
+
+hand_in()

@@ -121,3 +121,22 @@ write_artifact("xslm-samples.txt", "\n".join(samples))
 
 # %% id="xslm05-samples-artifact" nbgrader={"grade": true, "grade_id": "xslm05-samples-artifact", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 check_artifact("xslm-samples.txt")
+
+# %% [markdown] id="hand-in-intro"
+# ## Handing in
+#
+# When you are done, or at the end of each session in the browser, the cell below puts part two's
+# notebooks, `engine.py`, `gpt.py` and `outputs/` into one file, `hand-in-xslm.zip`, beside the
+# notebooks, and says what is not in it yet. Save every notebook first (File ▸ Save All): the zip
+# holds what was last saved.
+#
+# - **In the browser**: right-click `hand-in-xslm.zip` in the file browser on the left and choose
+#   Download. Your work lives in this browser only, so keep the zip.
+# - **In `make lab`**: the zip is in your workspace folder.
+#
+# Give the zip to your instructor the way they asked (an upload to your course's site, say).
+
+# %% id="hand-in"
+from checkpoints.xslm import hand_in
+
+hand_in()

@@ -227,3 +227,25 @@ def test_only_a_solution_that_writes_words_may_be_translated_and_only_its_words(
     assert editions.problems("ko") == [
         "01-softmax.ipynb: 'step01-softmax-solution' has grading metadata: never translated"
     ]
+
+
+@pytest.mark.parametrize("code", editions.languages())
+@pytest.mark.parametrize(
+    "notebook, call, zip_name",
+    [("08-notes.ipynb", "from checkpoints import hand_in", "hand-in-attention.zip"),
+     ("05-generate.ipynb", "from checkpoints.xslm import hand_in", "hand-in-xslm.zip")],
+)  # fmt: skip
+def test_each_part_ends_with_its_hand_in_cell(code, notebook, call, zip_name):
+    """The last notebook of each part ends, in every edition, with the learner's own words on how
+    to hand in (the zip's name, how to download it) and then the cell that writes the zip: a plain
+    cell nbgrader neither grades nor locks."""
+    cells = editions.translated(code, notebook)[0].cells
+    words, run = cells[-2], cells[-1]
+    assert (words.id, words.cell_type, run.id, run.cell_type) == (
+        "hand-in-intro", "markdown", "hand-in", "code")  # fmt: skip
+    assert run.source.splitlines()[0] == call and run.source.rstrip().endswith("hand_in()")
+    assert "nbgrader" not in run.metadata
+    assert zip_name in words.source and "File ▸ Save All" in words.source
+    assert "Download" in words.source and "make lab" in words.source
+    if code != editions.ENGLISH:
+        assert not editions.english_in(words.source), words.source
