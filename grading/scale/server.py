@@ -121,9 +121,9 @@ def nbgrader_config():
 
     config = PyFileConfigLoader(GRADER_CONFIG).load_config()
     config.SandboxedExecute.warm_kernels = True  # one warm sandbox per submission (warm_kernels)
-    # nbconvert checks the whole notebook against its schema after each of the ~16 preprocessors;
-    # once, after the last, finds the same invalid notebook (the notebook is then not graded)
-    config.Exporter.optimistic_validation = True
+    # Not Exporter.optimistic_validation (one schema check at the end instead of one after each
+    # preprocessor): a notebook invalid as handed in but repaired by a later step would then be
+    # graded here and refused by plain nbgrader.
     return config
 
 
