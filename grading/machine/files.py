@@ -1,6 +1,7 @@
 """Reading a file someone else made (a learner, a roster export, a worker's grading): its bytes, and
-only if it is a regular file. Never through a link (O_NOFOLLOW), never blocked by a FIFO put in its
-place (O_NONBLOCK), never more than a limit read into memory.
+only if it is a regular file. The file itself is never a link followed (O_NOFOLLOW: the folders on
+its path are the caller's to trust; intake removes every link from a submission), never a FIFO or
+a terminal that blocks or takes over (O_NONBLOCK, O_NOCTTY), and never more than a limit is read.
 """
 
 import os
@@ -20,8 +21,14 @@ def read_regular(path, limit):
 
     OSError when it cannot be opened (a link: ELOOP), NotPlainFile, or TooLarge.
     """
-    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
+    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
+    fd = os.open(path, flags)
+    try:
+        regular = stat.S_ISREG(os.fstat(fd).st_mode)
+    except OSError:
+        os.close(fd)
+        raise
+    if not regular:
         os.close(fd)
         raise NotPlainFile(f"not a regular file: {path}")
     with os.fdopen(fd, "rb") as f:
