@@ -1,4 +1,4 @@
-"""read_regular: a regular file's bytes, and nothing a link, a FIFO or a huge file could make of it."""
+"""read_regular: a regular file's bytes, and nothing a link, a FIFO or a huge file makes of it."""
 
 import os
 import threading
