@@ -148,9 +148,11 @@ def raw_imports(path):
 def test_the_judge_reaches_no_nbgrader_and_no_other_room():
     """The judge decides every point: it imports nothing of nbgrader, and of the grading side
     only its own room, the paths, the parts registry and the machine's confinement (the sandbox,
-    its cgroups, and the program finder that locates bubblewrap), so nothing else can steer it."""
+    its cgroups, the program finder that locates bubblewrap, and the reader of learner files that
+    follows no link), so nothing else can steer it."""
     allowed = ("grading.judge", "grading.paths", "grading.parts", "grading.machine.system",
-               "grading.machine.sandbox", "grading.machine.cgroups")  # fmt: skip
+               "grading.machine.sandbox", "grading.machine.cgroups",
+               "grading.machine.files")  # fmt: skip
     edges, known = graph(), course_modules()
     judge = [name for name in known if name.startswith("grading.judge")]
     assert {"grading.judge.core", "grading.judge.attention", "grading.judge.xslm"} <= set(judge)
