@@ -117,18 +117,18 @@ def one_engine_per_gradebook():
         shared = functools.cache(api.create_engine)
         shared.shared = True
         api.create_engine = shared
-        api.Base.metadata.create_all = tables_checked_once(api.Base.metadata.create_all)
+        api.Base.metadata.create_all = tables_checked_once(api.Base.metadata)
 
 
-def tables_checked_once(create_all):
-    """nbgrader's create_all for a Gradebook, which asks the database about each of its tables
-    (about 20 queries, every time a Gradebook opens), made one query once every table exists."""
+def tables_checked_once(metadata):
+    """metadata.create_all, which asks the database about each of nbgrader's tables (about 20
+    queries, every time a Gradebook opens), made one query once every table exists."""
     from sqlalchemy import inspect
 
-    def create_missing(bind=None, **options):
-        from nbgrader import api
+    create_all = metadata.create_all
 
-        if not set(api.Base.metadata.tables) <= set(inspect(bind).get_table_names()):
+    def create_missing(bind=None, **options):
+        if not set(metadata.tables) <= set(inspect(bind).get_table_names()):
             create_all(bind=bind, **options)
 
     return create_missing
