@@ -109,6 +109,11 @@ def configure(c):
     # Feedback pages render their maths offline: grading.nbgrader.feedback puts a copy of MathJax
     # beside them and points the pages at it.
     c.GenerateFeedback.post_convert_hook = "grading.nbgrader.feedback.nbgrader_hook"
+    # The formgrader's pages and the feedback pages (both HTMLExporter) show the judge's verdicts as
+    # HTML and everything else a learner wrote or printed as text: no learner HTML or script runs
+    # in the instructor's browser (grading/nbgrader/display.py).
+    c.HTMLExporter.preprocessors = ["grading.nbgrader.display.SafeDisplay"]
+    c.HTMLExporter.filters = {"markdown2html": "grading.nbgrader.display.markdown2html"}
     # Autograded notebooks keep each hidden cell as the gradebook holds it (QuietOverwriteCells):
     # the feedback pages show it as the release did, without its hidden-tests block.
     c.GenerateFeedback.preprocessors = [nbp.GetGrades, CSSHTMLHeaderPreprocessor,

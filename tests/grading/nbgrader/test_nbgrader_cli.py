@@ -21,7 +21,10 @@ from tests.fixtures.lab_server import formgrader, get
 
 pytestmark = pytest.mark.nbgrader
 STUDENT = "cli-student"
-DIES = "cli-kernel-dies"  # a correct submission whose kernel dies in its second notebook
+DIES = "cli-kernel-dies"  # correct; notebook 1 displays script, and the kernel dies in notebook 2
+PWNED = "PWNED"  # what the script would make the formgrader page's title
+RUN = f"document.title='{PWNED}'"
+SCRIPT = f'<script>{RUN}</script><img src=x onerror="{RUN}">'
 READER = "cli-reads-solutions"  # the student edition with every solution cell deleted or unmarked
 
 
@@ -30,6 +33,17 @@ def kill_the_kernel(folder):
     path = os.path.join(folder, "02-attention.ipynb")
     book = nbformat.read(path, as_version=4)
     book.cells.insert(1, nbformat.v4.new_code_cell("import os\nos._exit(3)"))
+    nbformat.write(book, path)
+
+
+def show_script(folder):
+    """Notebook 1 gains a Markdown cell and a cell whose output are both HTML that would run."""
+    path = os.path.join(folder, "01-softmax.ipynb")
+    book = nbformat.read(path, as_version=4)
+    book.cells[1:1] = [
+        nbformat.v4.new_markdown_cell(f"My notes {SCRIPT}"),
+        nbformat.v4.new_code_cell(f"from IPython.display import HTML\nHTML({SCRIPT!r})"),
+    ]
     nbformat.write(book, path)
 
 
@@ -66,7 +80,9 @@ def graded():
     autograded = nbgrader("autograde", "attention", "--student", STUDENT, "--force")
     nbgrader("generate_feedback", "attention", "--student", STUDENT, "--force")
     shutil.rmtree(os.path.join(classroom.SUBMITTED, DIES), ignore_errors=True)
-    kill_the_kernel(classroom.write_submission(DIES))
+    dies = classroom.write_submission(DIES)
+    kill_the_kernel(dies)
+    show_script(dies)
     nbgrader("autograde", "attention", "--student", DIES, "--force")
     shutil.rmtree(os.path.join(classroom.SUBMITTED, READER), ignore_errors=True)
     reader = os.path.join(classroom.SUBMITTED, READER, "attention")
@@ -306,3 +322,16 @@ def test_the_formgrader_shows_the_course_in_a_real_browser(graded):
         listed, warned, scores = formgrader_page.look(base, token, "attention", "formgrader-sqlite")
     assert listed == set(PARTS) and not warned
     assert scores[DIES] == scores[STUDENT] == f"{top:g} / {top:g}"
+
+
+@pytest.mark.browser
+def test_the_formgrader_runs_no_script_of_the_learner(graded):
+    """chromium, on the formgrader's page of the notebook whose Markdown and output hold a
+    script and an image with onerror: the page's title stays nbgrader's, and the instructor reads
+    the Markdown's payload as text and a note where the HTML output was."""
+    with formgrader() as (base, token, api):
+        books = api(f"student_notebook_submissions/{DIES}/attention")
+        first = next(b for b in books if b["name"] == "01-softmax")
+        title, text = formgrader_page.submission(base, token, first["id"], "formgrader-script")
+    assert title != PWNED and title
+    assert SCRIPT in text and "not shown here: text/html" in text

@@ -1,0 +1,178 @@
+"""What the formgrader and the feedback pages show of a learner's notebook: the judge's verdicts as
+HTML, and everything the learner wrote or printed as text and plain images.
+
+Both pages are nbconvert's HTMLExporter, and nbconvert passes HTML through as it is (its own
+`sanitize_html` escapes every paragraph and heading of Markdown, nbconvert#2016). Without this, a
+cell that displays `<script>` runs it in the instructor's browser when the formgrader shows the
+submission: with the instructor's Jupyter session, so with their grades and a terminal. So:
+
+- `SafeDisplay` (a preprocessor) keeps the rich outputs of the graded cells only, which JudgeCells
+  filled with the judge's verdicts; every other output keeps its text and its PNG/JPEG images, and
+  an SVG becomes an <img> (no script runs in one). HTML, JavaScript, Markdown and widget outputs
+  are dropped, with a line saying so; raw cells become Markdown code blocks; the notebook's
+  metadata keeps only what the pages need.
+- `markdown2html` (a filter) renders Markdown cells as nbconvert does, but escapes raw HTML in
+  them, so `<img onerror=…>` shows as text.
+
+grader_config.py sets both on HTMLExporter, for the formgrader and `nbgrader generate_feedback`.
+The notebook on disk is never changed: only the page made from it.
+"""
+
+import base64
+import importlib
+import re
+
+import jinja2
+from nbconvert.filters.markdown_mistune import IPythonRenderer, MarkdownWithMath
+from nbconvert.preprocessors import Preprocessor
+
+from grading import parts
+
+PLAIN_MIME = ("text/plain",)
+IMAGE_MIME = ("image/png", "image/jpeg")  # base64 data, shown as <img src="data:…">
+BASE64 = re.compile(r"[A-Za-z0-9+/=\s]*\Z")
+TAG = re.compile(r"[A-Za-z0-9_\-]+\Z")
+PYTHON = {"name": "python", "pygments_lexer": "ipython3"}
+
+
+def judged_cells():
+    """The grade_ids whose outputs are the judge's (every part's CELLS, from the registry)."""
+    return {gid for part in parts.PARTS.values()
+            for gid in importlib.import_module(part.judge).CELLS}  # fmt: skip
+
+
+def is_base64(text):
+    """True when text is a string of base64 characters only (no quote, no angle bracket)."""
+    return isinstance(text, str) and BASE64.match(text) is not None
+
+
+def svg_as_img(svg):
+    """An SVG as an <img> with a data: URL: the browser draws it and runs none of its scripts."""
+    data = base64.b64encode(svg.encode("utf-8")).decode("ascii")
+    return f'<img src="data:image/svg+xml;base64,{data}">'
+
+
+def image_metadata(metadata, mime):
+    """An image's width and height when they are numbers; nothing else of the output's metadata."""
+    given = metadata.get(mime) if isinstance(metadata, dict) else None
+    sizes = {k: v for k, v in (given or {}).items()
+             if k in ("width", "height") and type(v) is int}  # fmt: skip
+    return {mime: sizes} if sizes else {}
+
+
+def shown_data(data, metadata, hidden_note):
+    """(data, metadata) of a display or a result as the pages may show it: its text, PNG/JPEG,
+    and SVG as <img>; a note names what was left out when no picture stands in for it."""
+    data = data if isinstance(data, dict) else {}
+    kept, meta = {}, {}
+    for mime in PLAIN_MIME:
+        if isinstance(data.get(mime), str):
+            kept[mime] = data[mime]
+    for mime in IMAGE_MIME:
+        if is_base64(data.get(mime)):
+            kept[mime] = data[mime]
+            meta.update(image_metadata(metadata, mime))
+    if isinstance(data.get("image/svg+xml"), str):
+        kept["text/html"] = svg_as_img(data["image/svg+xml"])
+    left_out = sorted(set(data) - set(kept) - {"image/svg+xml"})
+    if left_out:
+        note = hidden_note.format(kinds=", ".join(left_out))
+        kept["text/plain"] = f"{kept['text/plain']}\n{note}" if "text/plain" in kept else note
+    return kept, meta
+
+
+def shown_output(output, hidden_note):
+    """One output of an ungraded code cell as the pages may show it, or None (an unknown kind)."""
+    kind = output.get("output_type")
+    if kind == "stream":
+        name = "stderr" if output.get("name") == "stderr" else "stdout"
+        return {"output_type": "stream", "name": name, "text": text_of(output.get("text"))}
+    if kind == "error":
+        return {"output_type": "error", "ename": str(output.get("ename", "")),
+                "evalue": str(output.get("evalue", "")),
+                "traceback": [str(line) for line in output.get("traceback") or []]}  # fmt: skip
+    if kind in ("display_data", "execute_result"):
+        data, meta = shown_data(output.get("data"), output.get("metadata"), hidden_note)
+        shown = {"output_type": kind, "data": data, "metadata": meta}
+        if kind == "execute_result":
+            count = output.get("execution_count")
+            shown["execution_count"] = count if isinstance(count, int) else None
+        return shown
+    return None
+
+
+def text_of(value):
+    """A stream's text, as nbformat allows it: a string or a list of strings."""
+    return "".join(map(str, value)) if isinstance(value, list) else str(value or "")
+
+
+def as_code_block(text):
+    """Markdown that shows text verbatim: a fence longer than any run of backticks inside it."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}text\n{text}\n{fence}"
+
+
+def safe_metadata(metadata):
+    """A cell's metadata as the templates read it: its nbgrader record and plain tags only."""
+    kept = {}
+    record = metadata.get("nbgrader")
+    if isinstance(record, dict) and TAG.match(str(record.get("grade_id", ""))):
+        kept["nbgrader"] = record  # the formgrader writes its grade_id into HTML ids, unescaped
+    tags = metadata.get("tags")
+    if isinstance(tags, list):
+        kept["tags"] = [t for t in tags if isinstance(t, str) and TAG.match(t)]
+    return kept
+
+
+class SafeDisplay(Preprocessor):
+    """Only the judge's verdicts as HTML; the learner's outputs as text and plain images."""
+
+    hidden_note = "[not shown here: {kinds} output, which only Jupyter itself displays]"
+
+    def preprocess(self, nb, resources):
+        """The notebook as the page may show it (a copy: the file on disk is not touched)."""
+        judged = judged_cells()
+        nb.metadata = {
+            "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
+            "language_info": dict(PYTHON),
+        }
+        for index, cell in enumerate(nb.cells):
+            nb.cells[index] = self.shown_cell(cell, judged)
+        return nb, resources
+
+    def shown_cell(self, cell, judged):
+        """One cell as the page may show it."""
+        grade_id = (cell.get("metadata", {}).get("nbgrader") or {}).get("grade_id")
+        cell.metadata = safe_metadata(cell.get("metadata", {}))
+        if cell.cell_type == "raw":
+            cell.cell_type, cell.source = "markdown", as_code_block(cell.source)
+            cell.pop("attachments", None)
+        elif cell.cell_type == "markdown":
+            cell.attachments = {
+                name: {m: d for m, d in files.items() if m in IMAGE_MIME and is_base64(d)}
+                for name, files in (cell.get("attachments") or {}).items()
+                if isinstance(files, dict)
+            }
+        elif cell.cell_type == "code":
+            count = cell.get("execution_count")
+            cell.execution_count = count if isinstance(count, int) else None  # "In [n]:", as is
+            if grade_id not in judged:
+                shown = (shown_output(o, self.hidden_note) for o in cell.get("outputs") or [])
+                cell.outputs = [o for o in shown if o is not None]
+        return cell
+
+
+@jinja2.pass_context
+def markdown2html(context, source):
+    """Markdown to HTML as nbconvert renders it, with raw HTML escaped (shown as text)."""
+    cell = context.get("cell", {})
+    renderer = IPythonRenderer(
+        escape=True,
+        attachments=cell.get("attachments", {}),
+        embed_images=False,
+        path=context.get("resources", {}).get("metadata", {}).get("path", ""),
+        anchor_link_text="¶",
+        allow_harmful_protocols=False,  # a javascript: link becomes "#harmful-link"
+    )
+    return MarkdownWithMath(renderer=renderer).render(source)
