@@ -47,7 +47,8 @@ system-postgres:
 	@$(SYSTEM) postgres
 
 ## make lab: learner workspace from the student edition, then JupyterLab on notebook 1
-## EDITION=ko or ja: the Korean or Japanese edition (default en; not LANG, the locale variable)
+## EDITION=ko or ja: the Korean or Japanese edition (default en; not LANG, the locale variable), with
+## JupyterLab's own menus in that language (notebooks/editions/<code>/lab/overrides.json)
 ## PART=xslm: part two (the tiny GPT), added to the same workspace, opened on its notebook 1
 EDITION ?= en
 PART ?= attention
@@ -60,7 +61,8 @@ ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)   # containers and CI
 lab: $(BIN)/.installed
 	$(BIN)/python -m grading workspace $(WORKSPACE) --edition $(EDITION) --part $(PART)
 	cd $(WORKSPACE) && JUPYTER_CONFIG_DIR=$(CURDIR)/notebooks/lab-config \
-		$(CURDIR)/$(BIN)/jupyter lab $(ROOT_FLAG) $(LAB_FLAGS) $(FIRST_NOTEBOOK)
+		$(CURDIR)/$(BIN)/jupyter lab $(ROOT_FLAG) \
+		--LabApp.app_settings_dir=$(CURDIR)/notebooks/editions/$(EDITION)/lab $(LAB_FLAGS) $(FIRST_NOTEBOOK)
 
 ## make site: the whole course as a static site in site/ (SITE=dir: elsewhere) that runs in the browser
 ## with nothing installed (JupyterLite, Pyodide); serve it with: python3 -m http.server -d site 8000

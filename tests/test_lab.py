@@ -41,6 +41,7 @@ def test_make_lab_serves_the_workspace(tmp_path):
         assert status_of(f"{url}/formgrader?token={token}") == 404
         as_notebook = f"{url}/api/contents/model.py?type=notebook&token={token}"
         assert status_of(as_notebook) == 400  # jupytext's contents manager would open it (200)
+        assert lab_locale(url, token) == "default"  # English, the learner's to change
 
 
 def test_make_lab_edition_ko_serves_the_korean_edition(tmp_path):
@@ -53,6 +54,20 @@ def test_make_lab_edition_ko_serves_the_korean_edition(tmp_path):
         assert code == 200 and first.startswith("# 1단계")
         code, body = get(f"{url}/api/contents/checkpoints/locales/edition?token={token}")
         assert code == 200 and json.loads(body)["content"].strip() == "ko"
+        assert lab_locale(url, token) == "ko_KR"  # JupyterLab's menus, from its language pack
+        code, body = get(f"{url}/lab/api/translations/ko_KR?token={token}")
+        menus = json.loads(body)["data"]["jupyterlab"]
+        assert code == 200 and menus["Edit"] == ["편집"] and menus["Settings"] == ["설정"]
+
+
+def lab_locale(url, token):
+    """The language JupyterLab's interface is set to: the learner's own setting, else the default
+    the server gives its translation setting (where an override goes)."""
+    plugin = "@jupyterlab/translation-extension:plugin"
+    code, body = get(f"{url}/lab/api/settings/{plugin}?token={token}")
+    served = json.loads(body)
+    assert code == 200
+    return served["settings"].get("locale", served["schema"]["properties"]["locale"]["default"])
 
 
 def test_make_lab_part_two_joins_the_same_workspace(tmp_path):

@@ -22,6 +22,8 @@ side: their names differ):
     glossary.md      the terms the translation uses, one per row
     translated-from.json   a digest of the English each section was made from (`stamp`), so
                      `check` says which sections an English edit has made stale
+    lab/overrides.json   JupyterLab's language for `make lab EDITION=<code>` (its language pack
+                     pinned in requirements.txt)
 
 and the learner-side messages are checkpoints/locales/<code>.json. Cells with grading metadata are
 never translated: they are the same, byte for byte, in every edition, so one gradebook grades a

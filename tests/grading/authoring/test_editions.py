@@ -30,6 +30,18 @@ def test_there_are_korean_and_japanese_editions():
 
 
 @pytest.mark.parametrize("code", TRANSLATED)
+def test_every_edition_sets_jupyterlabs_language_to_an_installed_pack(code):
+    """make lab EDITION=<code> reads notebooks/editions/<code>/lab/overrides.json: its locale is
+    the edition's language, and its language pack is installed (requirements.txt)."""
+    from jupyterlab_server.translation_utils import get_language_packs
+
+    path = os.path.join(editions.EDITIONS, code, "lab", "overrides.json")
+    with open(path, encoding="utf-8") as f:
+        locale = json.load(f)["@jupyterlab/translation-extension:plugin"]["locale"]
+    assert locale.split("_")[0] == code and locale in get_language_packs()[0]
+
+
+@pytest.mark.parametrize("code", TRANSLATED)
 def test_every_edition_is_complete(code):
     """Every markdown cell translated, no unknown cell, every translated code cell the master's."""
     assert editions.problems(code) == []
