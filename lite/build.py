@@ -7,7 +7,9 @@ The site serves everything it runs: JupyterLab's pages, the Pyodide runtime, and
 packages Pyodide's kernel needs (IPython and its dependencies, pure Python). Nothing is fetched
 from elsewhere while a learner works. The notebooks come from the same student editions as the
 nbgrader release (authoring.course.workspace), so the site holds no solution, no hidden check, no
-reference and no seed.
+reference and no seed. Each edition in another language than English opens in an app of its
+own, lab-<code>/ (the lab app with that edition's settings overrides), so JupyterLab's menus are in
+the edition's language; api/translations/ holds those languages' packs.
 """
 
 import base64
@@ -226,6 +228,55 @@ def first_heading(notebook):
     return "".join(first).splitlines()[0].lstrip("# ").strip()
 
 
+def app_of(code):
+    """The site's JupyterLab app an edition opens in: lab/, or lab-<code>/ in its language."""
+    from grading.authoring import editions
+
+    return f"lab-{code}" if editions.lab_settings(code) else "lab"
+
+
+def edition_apps(out):
+    """out/lab-<code>/ for each edition with its own interface language: the lab app's page with
+    that edition's settings overrides (make lab's too) beside it, and api/translations/ holding
+    those languages' JupyterLab language packs. Returns the locales."""
+    from jupyterlab_server.translation_utils import get_language_pack, get_language_packs
+
+    from grading.authoring import editions
+
+    installed, locales = get_language_packs()[0], []
+    for code in editions.languages():
+        settings = editions.lab_settings(code)
+        if not settings:
+            continue
+        app = os.path.join(out, app_of(code))
+        shutil.copytree(os.path.join(out, "lab"), app)
+        with open(os.path.join(app, "jupyter-lite.json"), encoding="utf-8") as f:
+            config = json.load(f)
+        config["jupyter-config-data"]["appUrl"] = "/" + app_of(code)
+        config["jupyter-config-data"]["settingsOverrides"] = settings
+        with open(os.path.join(app, "jupyter-lite.json"), "w", encoding="utf-8") as f:
+            json.dump(config, f, indent=1)
+        locale = settings["@jupyterlab/translation-extension:plugin"]["locale"]
+        if locale not in installed:
+            raise SystemExit(f"the {code} edition's JupyterLab speaks {locale}, whose language "
+                             "pack is not installed: pip install -r requirements.txt")  # fmt: skip
+        locales.append(locale)
+    translations = os.path.join(out, "api", "translations")
+    listed = {k: v for k, v in installed.items() if k == "en" or k in locales}
+    write_json(os.path.join(translations, "all.json"), {"data": listed, "message": ""})
+    for locale in locales:
+        pack = {"data": get_language_pack(locale)[0], "message": ""}
+        write_json(os.path.join(translations, f"{locale}.json"), pack)
+    return locales
+
+
+def write_json(path, data):
+    """data as UTF-8 JSON at path (its folder made if needed)."""
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(data, f, ensure_ascii=False)
+
+
 def landing_page(content):
     """The site's index.html: for each edition, in its language, a link that opens each part's
     first notebook, which notebooks belong to which part, and how to hand work in."""
@@ -237,7 +288,7 @@ def landing_page(content):
     blocks = []
     for code in editions.languages():
         links = "".join(
-            f'<li><a href="lab/index.html?path={code}/{name}">'
+            f'<li><a href="{app_of(code)}/index.html?path={code}/{name}">'
             f"{html.escape(first_heading(os.path.join(content, code, name)))}</a></li>"
             for name in (notebooks(part.masters)[0] for part in PARTS.values())
         )
@@ -277,6 +328,8 @@ def build(out=SITE):
         content = workspaces(os.path.join(work, "content"))
         shutil.rmtree(out, ignore_errors=True)
         jupyter_lite_build(lite_dir, content, out)
+        languages = edition_apps(out)
+        print(f"JupyterLab in {', '.join(languages) or 'English only'}", flush=True)
         with open(os.path.join(out, "index.html"), "w", encoding="utf-8") as f:
             f.write(landing_page(content))
         # GitHub Pages (publishing from a branch) drops files named _*, such as __init__.py

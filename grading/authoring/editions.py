@@ -67,6 +67,16 @@ def details(code):
         return json.load(f)
 
 
+def lab_settings(code):
+    """JupyterLab's settings overrides for an edition (lab/overrides.json: its interface's
+    language), or {} (English, the interface's own)."""
+    path = os.path.join(EDITIONS, code, "lab", "overrides.json")
+    if code == ENGLISH or not os.path.exists(path):
+        return {}
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
 def master_notebooks(assignment=None):
     """{notebook file name: its master folder}, both parts in order (or one part's)."""
     parts = [assignment] if assignment else list(PARTS)

@@ -423,8 +423,9 @@ def test_landing_page_opens_each_edition(site):
     """index.html links each edition's first notebook of each part, titled in its language."""
     page = open(os.path.join(site, "index.html"), encoding="utf-8").read()
     for code in editions.languages():
+        app = "lab" if code == editions.ENGLISH else f"lab-{code}"  # in the edition's language
         for name in ("01-softmax.ipynb", "01-engine.ipynb"):
-            assert f'href="lab/index.html?path={code}/{name}"' in page
+            assert f'href="{app}/index.html?path={code}/{name}"' in page
     assert "1단계" in page and "ステップ 1" in page and "Step 1" in page
     assert "http" not in page  # nothing the page loads or links leaves the site
     assert "from checkpoints import hand_in" in page and "2부는 01-engine" in page
@@ -476,7 +477,7 @@ def browser_context(chromium):
 
     context.route(re.compile(r"^(?!http://127\.0\.0\.1[:/]).*"), refuse)
     context.route(
-        re.compile(r"^http://127\.0\.0\.1:\d+/lab/jupyter-lite\.json(\?.*)?$"), expose_app
+        re.compile(r"^http://127\.0\.0\.1:\d+/lab(-\w+)?/jupyter-lite\.json(\?.*)?$"), expose_app
     )
     yield context
     context.close()
@@ -502,9 +503,23 @@ def outputs(page, path, grade_id):
     return notebook_page.cell(page, path, grade_id).locator(".jp-OutputArea")
 
 
-def run_all(page):
-    page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
-    page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
+def run_all(page, locale=None):
+    """Run › Run All Cells, in the menus' language (locale: as JupyterLab's language pack says)."""
+    run, run_all_cells = (in_language(locale, words) for words in ("Run", "Run All Cells"))
+    page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(f"^{re.escape(run)}$")).click()
+    exact = re.compile(f"^{re.escape(run_all_cells)}$")  # 모든 셀 실행 is in 위의 모든 셀 실행 too
+    page.locator(".lm-Menu-itemLabel", has_text=exact).first.click()
+
+
+def in_language(locale, words):
+    """JupyterLab's words as its language pack for locale has them, a menu's own first (gettext's
+    context "menu"); None: English."""
+    if locale is None:
+        return words
+    from jupyterlab_server.translation_utils import get_language_pack
+
+    pack = get_language_pack(locale)[0]["jupyterlab"]
+    return pack.get(f"menu\x04{words}", pack.get(words))[0]
 
 
 @pytest.mark.nbgrader
@@ -583,13 +598,19 @@ def test_a_learner_works_in_the_browser_offline(served, browser_context):
 @pytest.mark.nbgrader
 @pytest.mark.browser
 def test_the_korean_edition_answers_in_korean(served, browser_context):
-    """The Korean workspace's checkpoint speaks Korean in the browser (its edition file is read
-    through the browser's file system)."""
+    """From the landing page's Korean link: JupyterLab's menus are Korean (its language pack, from
+    the site itself), and the checkpoint speaks Korean (its edition file is read through the
+    browser's file system)."""
     page = browser_context.new_page()
     notebook = "ko/01-softmax.ipynb"
-    page.goto(served + "/lab/index.html?path=" + notebook)
+    page.goto(served + "/index.html")
+    page.locator(f'section[lang="ko"] a[href$="{notebook}"]').click()
+    notebook_page.wait_for_notebook(page, notebook, EXERCISE)
+    menus = page.locator(".lm-MenuBar-itemLabel").all_inner_texts()
+    korean = [in_language("ko_KR", w) for w in ("File", "Edit", "Settings")]
+    assert korean == [m for m in menus if m in korean] == ["파일", "편집", "설정"], menus
     type_exercise(page, notebook, SOFTMAX)
-    run_all(page)
+    run_all(page, "ko_KR")
     with open(os.path.join(ROOT, "checkpoints", "locales", "ko.json"), encoding="utf-8") as f:
         passed = json.load(f)["report"]["all_hold"].format(count=8)
     passed_in_korean = outputs(page, notebook, CHECKS)  # "검사 8개 모두 통과"
