@@ -12,15 +12,20 @@ submission: with the instructor's Jupyter session, so with their grades and a te
   are dropped, with a line saying so; raw cells become Markdown code blocks; the notebook's
   metadata keeps only what the pages need.
 - `markdown2html` (a filter) renders Markdown cells as nbconvert does, but escapes raw HTML in
-  them, so `<img onerror=…>` shows as text.
+  them, so `<img onerror=…>` shows as text; and (SafeRenderer) a mermaid block is code, a link
+  goes only to http(s), mailto or an anchor, judged on the URL the browser finally reads, an image
+  is only one of the cell's own attachments (no page fetches a URL a learner chose), and heading
+  anchors cannot take the id of the formgrader's score inputs.
 
 grader_config.py sets both on HTMLExporter, for the formgrader and `nbgrader generate_feedback`.
 The notebook on disk is never changed: only the page made from it.
 """
 
 import base64
+import html
 import importlib
 import re
+import urllib.parse
 
 import jinja2
 from nbconvert.filters.markdown_mistune import IPythonRenderer, MarkdownWithMath
@@ -33,6 +38,8 @@ IMAGE_MIME = ("image/png", "image/jpeg")  # base64 data, shown as <img src="data
 BASE64 = re.compile(r"[A-Za-z0-9+/=\s]*\Z")
 TAG = re.compile(r"[A-Za-z0-9_\-]+\Z")
 PYTHON = {"name": "python", "pygments_lexer": "ipython3"}
+LINK_SCHEMES = ("http://", "https://", "mailto:", "#")
+INVISIBLE = re.compile(r"[\x00-\x20\x7f]+")  # browsers drop these inside a URL's scheme
 
 
 def judged_cells():
@@ -149,11 +156,12 @@ class SafeDisplay(Preprocessor):
             cell.cell_type, cell.source = "markdown", as_code_block(cell.source)
             cell.pop("attachments", None)
         elif cell.cell_type == "markdown":
-            cell.attachments = {
+            images = {
                 name: {m: d for m, d in files.items() if m in IMAGE_MIME and is_base64(d)}
                 for name, files in (cell.get("attachments") or {}).items()
                 if isinstance(files, dict)
             }
+            cell.attachments = {name: files for name, files in images.items() if files}
         elif cell.cell_type == "code":
             count = cell.get("execution_count")
             cell.execution_count = count if isinstance(count, int) else None  # "In [n]:", as is
@@ -163,11 +171,46 @@ class SafeDisplay(Preprocessor):
         return cell
 
 
+def final_url(url):
+    """A link's URL as the browser reads it from the page: entities and %-escapes decoded until
+    nothing changes (mistune decodes once more after its own check), invisible characters gone,
+    and nbconvert's strip_files_prefix applied (it makes /files/javascript:… javascript:…)."""
+    before = None
+    while before != url:
+        before, url = url, urllib.parse.unquote(html.unescape(url))
+    return re.sub(r"^/?files/", "", INVISIBLE.sub("", url)).lower()
+
+
+class SafeRenderer(IPythonRenderer):
+    """nbconvert's Markdown renderer without the three ways around its `escape`, and no image
+    fetched from anywhere."""
+
+    def block_mermaidjs(self, code):
+        """A mermaid block as code: nbconvert writes its text into the page unescaped."""
+        return f"<pre><code>{html.escape(code)}</code></pre>\n"
+
+    def link(self, text, url, title=None):
+        """A link to http(s), mailto or an anchor; any other becomes a link to nowhere (#)."""
+        return super().link(text, url if final_url(url).startswith(LINK_SCHEMES) else "#", title)
+
+    def image(self, text, url, title=None):
+        """One of the cell's own attachments; any other image is its alt text in brackets."""
+        if url.startswith("attachment:") and url[len("attachment:") :] in self.attachments:
+            return super().image(text, url, title)
+        return f"[{text}]"
+
+    def heading(self, text, level, **attrs):
+        """A heading whose anchor is md-<text>: `# step01-softmax-checks` cannot become the id of
+        the formgrader's score input for that cell."""
+        made = super().heading(text, level, **attrs)
+        return re.sub(r'(id="|href="#)', r"\1md-", made)
+
+
 @jinja2.pass_context
 def markdown2html(context, source):
     """Markdown to HTML as nbconvert renders it, with raw HTML escaped (shown as text)."""
     cell = context.get("cell", {})
-    renderer = IPythonRenderer(
+    renderer = SafeRenderer(
         escape=True,
         attachments=cell.get("attachments", {}),
         embed_images=False,

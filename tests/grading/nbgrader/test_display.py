@@ -23,8 +23,18 @@ PAYLOADS = {
     "svg": f"<svg xmlns='http://www.w3.org/2000/svg' onload=\"{RUN}\"><script>{RUN}</script></svg>",
     "iframe": f'<iframe srcdoc="<script>parent.{RUN}</script>"></iframe>',
 }
-VERDICT = "<div style='border-left:4px solid green'><b>the judge's verdict</b></div>"
 GRADED = next(iter(attention.CELLS))
+TRICKS = "\n\n".join(
+    [  # Markdown that nbconvert or mistune would turn into a live page
+        f"```mermaid\n{PAYLOADS['img']}\n```",  # written into the page unescaped
+        f"[via files](/files/javascript:{RUN})",  # strip_files_prefix leaves javascript:
+        f"[via entity](javascript&amp;colon;{RUN})",  # decoded once more after mistune's check
+        "![tracker](http://attacker.example/t.png) ![same origin](/logout)",  # fetched on load
+        "![missing](attachment:nothing.png)",  # nbconvert raises on it
+        f"# {GRADED}",  # an anchor with the id of the formgrader's score input
+    ]
+)
+VERDICT = "<div style='border-left:4px solid green'><b>the judge's verdict</b></div>"
 
 
 def graded_cell():
@@ -35,7 +45,7 @@ def graded_cell():
     return new_code_cell("check", outputs=[verdict], metadata={"nbgrader": record})
 
 
-def hostile_notebook():
+def hostile_notebook(tricks=True):
     """Every place nbformat lets a learner put HTML or script, plus one graded cell (its outputs
     the judge's, as JudgeCells leaves them) and one picture of the course's."""
     every = "\n\n".join(PAYLOADS.values())
@@ -58,6 +68,7 @@ def hostile_notebook():
     picture = show_bars({"row": [1.0, -0.5, 0.25]})
     book = new_notebook(cells=[
         new_markdown_cell(f"# A heading\n\nSome *words*.\n\n{every}\n\n[a link](javascript:{RUN})"),
+        *([new_markdown_cell(TRICKS)] if tricks else []),  # nbconvert alone fails on one
         new_raw_cell(every, metadata={"raw_mimetype": "text/html"}),
         new_raw_cell(every),
         new_code_cell("x = 1", outputs=outputs),
@@ -99,7 +110,7 @@ def page(template, safe=True, path=None, book=None):
     """The HTML of a notebook (the hostile one, book, or the file at path) as the page shows it."""
     if path:
         return exporter(template, safe).from_filename(path, resources=dict(RESOURCES))[0]
-    book = book or hostile_notebook()
+    book = book or hostile_notebook(tricks=safe)
     return exporter(template, safe).from_notebook_node(book, dict(RESOURCES))[0]
 
 
@@ -131,6 +142,11 @@ class Elements(html.parser.HTMLParser):
             self.text.append(data)
 
 
+def ids(page, wanted):
+    """The tags of the elements whose id is wanted."""
+    return [t for t, attrs in page.tags if attrs.get("id") == wanted]
+
+
 def handlers(page):
     """{(tag, attribute, value)} of every event handler (on…) in a page."""
     return {(t, a, v) for t, attrs in page.tags for a, v in attrs.items() if a.startswith("on")}
@@ -146,8 +162,11 @@ def test_no_learner_html_reaches_the_page(template):
     assert handlers(shown) <= handlers(plain)
     for tag, attrs in shown.tags:
         assert not any(MARK in (v or "") for v in attrs.values()), (tag, attrs)
-        assert not (attrs.get("href") or "").lower().startswith("javascript:"), (tag, attrs)
+        href = "".join((attrs.get("href") or "").split()).lower()
+        assert not href.startswith(("javascript:", "data:", "vbscript:")), (tag, attrs)
+        assert tag != "img" or attrs.get("src", "").startswith("data:image/"), (tag, attrs)
         assert tag not in ("iframe", "object", "embed", "svg", "math"), tag
+    assert ids(shown, GRADED) == ids(plain, GRADED)  # the score input's, not a heading's
     scripts = [(a.get("src"), a.get("type")) for t, a in shown.tags if t == "script"]
     assert scripts == [(a.get("src"), a.get("type")) for t, a in plain.tags if t == "script"]
     text = "".join(shown.text)
@@ -163,7 +182,7 @@ def test_the_verdicts_and_pictures_still_show(template):
     images = [a["src"] for t, a in shown.tags if t == "img" and "src" in a]
     assert sum(src.startswith("data:image/svg+xml;base64,") for src in images) == 2
     assert "not shown here: text/html" in "".join(shown.text)
-    assert ("h1", {"id": "A-heading"}) in shown.tags and ("em", {}) in shown.tags
+    assert ("h1", {"id": "md-A-heading"}) in shown.tags and ("em", {}) in shown.tags
 
 
 def test_the_file_on_disk_is_not_changed(tmp_path):
