@@ -430,6 +430,10 @@ def test_landing_page_opens_each_edition(site):
     assert "http" not in page  # nothing the page loads or links leaves the site
     assert "from checkpoints import hand_in" in page and "2부는 01-engine" in page
     assert os.path.exists(os.path.join(site, ".nojekyll"))  # GitHub Pages keeps __init__.py
+    # Korean and Japanese name fonts that hold them, and the page says which to install
+    assert re.search(r'section\[lang="ko"\] \{ font-family: "Noto Sans CJK KR"', page)
+    assert re.search(r'section\[lang="ja"\] \{ font-family: "Noto Sans CJK JP"', page)
+    assert "fonts-noto-cjk" in page
 
 
 # --- in a real browser ------------------------------------------------------------------------
