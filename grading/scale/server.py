@@ -247,6 +247,19 @@ def serve(lines=sys.stdin, reply=sys.stdout):
 
 
 SERVER = ["-m", "grading", "serve"]  # a grading server's command, after the interpreter
+STOP_GRACE = 10.0  # seconds a server told to stop may take to leave (its start-up is ~2 s)
+
+
+def exited_within(pid, seconds):
+    """Whether the child pid has exited within seconds, without reaping it: its process group
+    id stays its own until it is waited for, so the kill that follows cannot reach another."""
+    deadline = time.monotonic() + seconds
+    while True:
+        if os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None:
+            return True
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
 
 
 class Server:
@@ -277,7 +290,7 @@ class Server:
             self.process.stdin.write(json.dumps(request) + "\n")
             self.process.stdin.flush()
             if not select.select([self.process.stdout], [], [], deadline)[0]:
-                self.stop()
+                self.stop(grace=0)  # hung: nothing more to wait for
                 return None, f"no answer in {deadline:.0f} s: the grading process was stopped"
             line = self.process.stdout.readline()
         except (BrokenPipeError, OSError):
@@ -288,11 +301,22 @@ class Server:
         self.cpu = answer.get("cpu", 0.0)
         return answer["ok"], answer["error"]
 
-    def stop(self):
-        """End the server and everything it started (once: a second call does nothing)."""
+    def stop(self, grace=STOP_GRACE):
+        """End the server and everything it started (once: a second call does nothing).
+
+        Its stdin is closed first, and for up to grace seconds it leaves as at the end of a class,
+        removing its temporary folders (the sandbox's venv overlay); then its whole process group
+        is killed, whatever is left in it.
+        """
         if self.stopped:
             return
         self.stopped = True
+        if grace:
+            try:
+                self.process.stdin.close()
+            except OSError:
+                pass
+            exited_within(self.process.pid, grace)
         try:
             os.killpg(self.process.pid, signal.SIGKILL)
         except ProcessLookupError:

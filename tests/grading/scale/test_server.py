@@ -69,3 +69,17 @@ def test_one_engine_per_gradebook_shares_it_and_keeps_every_write(monkeypatch, t
         pytest.raises(api.MissingEntry),
     ):
         other.find_student("ada")  # another database: another engine, its own rows
+
+
+def test_a_server_told_to_stop_leaves_on_its_own_and_a_hung_one_is_killed():
+    """stop(): stdin closed, the server ends its loop and exits 0 (so its exit handlers remove its
+    temporary folders, which a kill would leave in /tmp); stop(grace=0), as for a server that hung
+    on a submission: killed at once (SIGKILL). Either way nothing of its group is left."""
+    ended = []
+    for grace in (server.STOP_GRACE, 0):
+        one = server.Server()
+        one.stop(grace=grace)
+        ended.append(one.process.returncode)
+        with pytest.raises(ProcessLookupError):
+            os.killpg(one.process.pid, 0)
+    assert ended == [0, -9]
