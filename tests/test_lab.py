@@ -42,6 +42,9 @@ def test_make_lab_serves_the_workspace(tmp_path):
         as_notebook = f"{url}/api/contents/model.py?type=notebook&token={token}"
         assert status_of(as_notebook) == 400  # jupytext's contents manager would open it (200)
         assert lab_locale(url, token) == "default"  # English, the learner's to change
+        news = "@jupyterlab/apputils-extension:notification"  # no news question, no fetch
+        assert lab_setting(url, token, news, "fetchNews") == "false"
+        assert lab_setting(url, token, news, "checkForUpdates") is False
 
 
 def test_make_lab_edition_ko_serves_the_korean_edition(tmp_path):
@@ -61,13 +64,17 @@ def test_make_lab_edition_ko_serves_the_korean_edition(tmp_path):
 
 
 def lab_locale(url, token):
-    """The language JupyterLab's interface is set to: the learner's own setting, else the default
-    the server gives its translation setting (where an override goes)."""
-    plugin = "@jupyterlab/translation-extension:plugin"
+    """The language JupyterLab's interface is set to."""
+    return lab_setting(url, token, "@jupyterlab/translation-extension:plugin", "locale")
+
+
+def lab_setting(url, token, plugin, key):
+    """A JupyterLab setting as the Lab serves it: the learner's own, else the default the server
+    gives it (where an override goes)."""
     code, body = get(f"{url}/lab/api/settings/{plugin}?token={token}")
     served = json.loads(body)
     assert code == 200
-    return served["settings"].get("locale", served["schema"]["properties"]["locale"]["default"])
+    return served["settings"].get(key, served["schema"]["properties"][key]["default"])
 
 
 def test_make_lab_part_two_joins_the_same_workspace(tmp_path):
