@@ -58,6 +58,9 @@ def read_text(path):
         ) from None
 
 
+MARKUP = '<>&"'
+
+
 def checked_value(name, value, line):
     """A value of a roster cell, stripped; RosterError if a spreadsheet or the gradebook would
     take it wrongly."""
@@ -68,6 +71,9 @@ def checked_value(name, value, line):
         raise RosterError(f"line {line}: {name} holds a control or invisible character")
     if starts_like_formula(value):
         raise RosterError(f"line {line}: {name} {value!r} starts like a spreadsheet formula")
+    if any(c in MARKUP for c in value):  # nbgrader's formgrader writes names into its pages as is
+        raise RosterError(f"line {line}: {name} {value!r} holds one of {MARKUP}, which a web page "
+                          "would read as HTML")  # fmt: skip
     if name == "id" and not STUDENT_ID.fullmatch(value):
         raise RosterError(f"line {line}: {value!r} is not a student id (letters, digits, ._@+-)")
     if name == "email" and value and not EMAIL.fullmatch(value):

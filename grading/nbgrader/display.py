@@ -12,10 +12,11 @@ submission: with the instructor's Jupyter session, so with their grades and a te
   are dropped, with a line saying so; raw cells become Markdown code blocks; the notebook's
   metadata keeps only what the pages need.
 - `markdown2html` (a filter) renders Markdown cells as nbconvert does, but escapes raw HTML in
-  them, so `<img onerror=…>` shows as text; and (SafeRenderer) a mermaid block is code, a link
-  goes only to http(s), mailto or an anchor, judged on the URL the browser finally reads, an image
-  is only one of the cell's own attachments (no page fetches a URL a learner chose), and heading
-  anchors cannot take the id of the formgrader's score inputs.
+  them, so `<img onerror=…>` shows as text; and (SafeRenderer) a mermaid block is code, a link is
+  its text and its address as text (only an anchor within the page stays a link, judged on the URL
+  the browser finally reads), an image is only one of the cell's own attachments (no page fetches
+  a URL a learner chose), and heading anchors cannot take the id of the formgrader's score inputs.
+- The names and paths the formgrader writes into its page unescaped (resources) are escaped.
 
 grader_config.py sets both on HTMLExporter, for the formgrader and `nbgrader generate_feedback`.
 The notebook on disk is never changed: only the page made from it.
@@ -38,7 +39,7 @@ IMAGE_MIME = ("image/png", "image/jpeg")  # base64 data, shown as <img src="data
 BASE64 = re.compile(r"[A-Za-z0-9+/=\s]*\Z")
 TAG = re.compile(r"[A-Za-z0-9_\-]+\Z")
 PYTHON = {"name": "python", "pygments_lexer": "ipython3"}
-LINK_SCHEMES = ("http://", "https://", "mailto:", "#")
+PAGE_TEXT = ("student", "first_name", "last_name", "notebook_path")  # the formgrader's resources
 INVISIBLE = re.compile(r"[\x00-\x20\x7f]+")  # browsers drop these inside a URL's scheme
 
 
@@ -139,6 +140,9 @@ class SafeDisplay(Preprocessor):
 
     def preprocess(self, nb, resources):
         """The notebook as the page may show it (a copy: the file on disk is not touched)."""
+        for key in PAGE_TEXT:  # the formgrader's template writes these into its page as they are
+            if isinstance(resources.get(key), str):
+                resources[key] = html.escape(resources[key])
         judged = judged_cells()
         nb.metadata = {
             "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
@@ -190,8 +194,12 @@ class SafeRenderer(IPythonRenderer):
         return f"<pre><code>{html.escape(code)}</code></pre>\n"
 
     def link(self, text, url, title=None):
-        """A link to http(s), mailto or an anchor; any other becomes a link to nowhere (#)."""
-        return super().link(text, url if final_url(url).startswith(LINK_SCHEMES) else "#", title)
+        """An anchor within the page stays a link; any other link is its text and its address as
+        text: a click could reach the instructor's own server, whose formgrader pages write parts
+        of their address into the page unescaped."""
+        if final_url(url).startswith("#"):
+            return super().link(text, url, title)
+        return f'{text} <span class="learner-link">({html.escape(url)})</span>'
 
     def image(self, text, url, title=None):
         """One of the cell's own attachments; any other image is its alt text in brackets."""

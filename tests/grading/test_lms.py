@@ -105,6 +105,8 @@ def test_a_roster_reads_loose_headers_and_keeps_empty_fields_empty():
         ("id,first_name\nana,-2+3+cmd|' /C calc'!A0\n", "starts like a spreadsheet formula"),
         ("id,first_name\nana,\uff1d1+1\n", "starts like a spreadsheet formula"),  # full-width =
         ("id,last_name\nana,Lima,extra\n", "line 2: 3 values for 2 columns"),
+        ("id,last_name\nana,<img src=x onerror=alert(1)>\n", "would read as HTML"),
+        ('id,first_name\nana,"Ana ""Li"""\n', "would read as HTML"),
         ("id,email,EMAIL\nana,a@b.org,a@b.org\n", "named twice"),
         ("id\n\n", "lists no students"),
         ("id,last_name\nana," + "x" * 129 + "\n", "over 128 characters"),

@@ -31,6 +31,8 @@ TRICKS = "\n\n".join(
         f"[via entity](javascript&amp;colon;{RUN})",  # decoded once more after mistune's check
         "![tracker](http://attacker.example/t.png) ![same origin](/logout)",  # fetched on load
         "![missing](attachment:nothing.png)",  # nbconvert raises on it
+        # the formgrader's own pages write parts of their address into the page unescaped
+        "[my derivation](http://127.0.0.1:8888/formgrader/manage_students/%22;x=%22)",
         f"# {GRADED}",  # an anchor with the id of the formgrader's score input
     ]
 )
@@ -106,12 +108,18 @@ RESOURCES = {"assignment_id": "attention", "notebook_id": "01-softmax", "submiss
                           "late_penalty": 0}}  # fmt: skip
 
 
+# a gradebook can hold any name (`nbgrader db student add`), and the formgrader prints it as is
+NAMED = RESOURCES | {"last_name": PAYLOADS["img"], "student": PAYLOADS["script"]}
+
+
 def page(template, safe=True, path=None, book=None):
-    """The HTML of a notebook (the hostile one, book, or the file at path) as the page shows it."""
+    """The HTML of a notebook (the hostile one, with hostile names; book, or the file at path,
+    with plain ones) as the page shows it."""
     if path:
         return exporter(template, safe).from_filename(path, resources=dict(RESOURCES))[0]
+    resources = dict(RESOURCES if book else NAMED)
     book = book or hostile_notebook(tricks=safe)
-    return exporter(template, safe).from_notebook_node(book, dict(RESOURCES))[0]
+    return exporter(template, safe).from_notebook_node(book, resources)[0]
 
 
 def plain_notebook():
@@ -167,6 +175,9 @@ def test_no_learner_html_reaches_the_page(template):
         assert tag != "img" or attrs.get("src", "").startswith("data:image/"), (tag, attrs)
         assert tag not in ("iframe", "object", "embed", "svg", "math"), tag
     assert ids(shown, GRADED) == ids(plain, GRADED)  # the score input's, not a heading's
+    links = {attrs["href"] for t, attrs in shown.tags if t == "a" and "href" in attrs}
+    theirs = {attrs["href"] for t, attrs in plain.tags if t == "a" and "href" in attrs}
+    assert all(href.startswith("#") for href in links - theirs), links - theirs  # the learner's
     scripts = [(a.get("src"), a.get("type")) for t, a in shown.tags if t == "script"]
     assert scripts == [(a.get("src"), a.get("type")) for t, a in plain.tags if t == "script"]
     text = "".join(shown.text)
