@@ -63,7 +63,7 @@ def svg_as_img(svg):
 def image_metadata(metadata, mime):
     """An image's width and height when they are numbers; nothing else of the output's metadata."""
     given = metadata.get(mime) if isinstance(metadata, dict) else None
-    sizes = {k: v for k, v in (given or {}).items()
+    sizes = {k: v for k, v in (given if isinstance(given, dict) else {}).items()
              if k in ("width", "height") and type(v) is int}  # fmt: skip
     return {mime: sizes} if sizes else {}
 

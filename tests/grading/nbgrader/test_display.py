@@ -67,6 +67,9 @@ def hostile_notebook(tricks=True):
         new_output("stream", name="stdout", text=every),
         new_output("error", ename="E", evalue=every, traceback=[every]),
     ]
+    if tricks:  # metadata of the wrong shape, on which nbconvert alone fails
+        jpeg = {"image/jpeg": "/9j/4A=="}
+        outputs.append(new_output("display_data", data=jpeg, metadata={"image/jpeg": [1]}))
     picture = show_bars({"row": [1.0, -0.5, 0.25]})
     book = new_notebook(cells=[
         new_markdown_cell(f"# A heading\n\nSome *words*.\n\n{every}\n\n[a link](javascript:{RUN})"),
