@@ -255,7 +255,10 @@ def exited_within(pid, seconds):
     id stays its own until it is waited for, so the kill that follows cannot reach another."""
     deadline = time.monotonic() + seconds
     while True:
-        if os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None:
+        try:
+            if os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None:
+                return True
+        except ChildProcessError:  # already waited for
             return True
         if time.monotonic() > deadline:
             return False
@@ -311,7 +314,7 @@ class Server:
         if self.stopped:
             return
         self.stopped = True
-        if grace:
+        if grace and self.process.returncode is None:  # not yet waited for (a dead one is)
             try:
                 self.process.stdin.close()
             except OSError:

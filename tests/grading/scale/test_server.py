@@ -2,6 +2,7 @@
 grading/nbgrader/records.py): the same answers, built once."""
 
 import os
+import signal
 import sys
 
 import nbformat
@@ -83,3 +84,14 @@ def test_a_server_told_to_stop_leaves_on_its_own_and_a_hung_one_is_killed():
         with pytest.raises(ProcessLookupError):
             os.killpg(one.process.pid, 0)
     assert ended == [0, -9]
+
+
+def test_stopping_a_server_that_died_and_was_waited_for_is_quiet():
+    """As when a server dies on a submission (grade() waits for it to say its exit code), then
+    the farm stops it before starting another: no error, and its group is gone."""
+    dead = server.Server()
+    os.killpg(dead.process.pid, signal.SIGKILL)
+    assert dead.process.wait() == -9
+    dead.stop()
+    with pytest.raises(ProcessLookupError):
+        os.killpg(dead.process.pid, 0)
