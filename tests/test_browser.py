@@ -117,23 +117,3 @@ def test_a_wrong_softmax_is_diagnosed_in_the_page(page):
     assert page.get_by_text("CheckpointFailed").count() == 0  # no error: Run All goes on
     assert page.get_by_text("Traceback (most recent call last)").count() == 0
     screenshot(page, "browser-01-softmax-wrong.png")
-
-
-@pytest.mark.parametrize(("edition", "menus"), [("ko", ["파일", "편집", "설정"]),
-                                                ("ja", ["ファイル", "編集", "設定"])])  # fmt: skip
-def test_the_lab_speaks_the_editions_language(tmp_path, edition, menus):
-    """make lab EDITION=ko|ja: JupyterLab's own menu bar is in Korean or Japanese (its language
-    pack, set by the edition), as the notebooks are. Screenshot: browser-lab-<edition>.png."""
-    from playwright.sync_api import sync_playwright
-
-    token = "browsertest"
-    with running_lab(tmp_path / "ws", token, edition=edition) as (base, _):
-        with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
-            tab = browser.new_page(viewport={"width": 1280, "height": 800})
-            tab.goto(f"{base}/lab/tree/01-softmax.ipynb?token={token}")
-            tab.wait_for_selector(".jp-Notebook .jp-Cell", timeout=120_000)
-            labels = tab.locator(".lm-MenuBar-itemLabel").all_inner_texts()
-            screenshot(tab, f"browser-lab-{edition}.png")
-            browser.close()
-    assert [m for m in menus if m in labels] == menus, labels

@@ -77,6 +77,31 @@ def lab_setting(url, token, plugin, key):
     return served["settings"].get(key, served["schema"]["properties"][key]["default"])
 
 
+@pytest.mark.browser
+@pytest.mark.parametrize(("edition", "menus"), [("ko", ["파일", "편집", "설정"]),
+                                                ("ja", ["ファイル", "編集", "設定"])])  # fmt: skip
+def test_the_lab_speaks_the_editions_language(tmp_path, edition, menus):
+    """make lab EDITION=ko|ja: JupyterLab's own menu bar is in Korean or Japanese (its language
+    pack, set by the edition), as the notebooks are. Screenshot: browser-lab-<edition>.png.
+    Its own Playwright, so it lives here and not beside test_browser.py's module-wide page."""
+    from playwright.sync_api import sync_playwright
+
+    from tests.test_browser import ARTIFACTS, CHROMIUM, CHROMIUM_FLAGS
+
+    token = "browsertest"
+    with running_lab(tmp_path / "ws", token, edition=edition) as (base, _):
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+            tab = browser.new_page(viewport={"width": 1280, "height": 800})
+            tab.goto(f"{base}/lab/tree/01-softmax.ipynb?token={token}")
+            tab.wait_for_selector(".jp-Notebook .jp-Cell", timeout=120_000)
+            labels = tab.locator(".lm-MenuBar-itemLabel").all_inner_texts()
+            os.makedirs(ARTIFACTS, exist_ok=True)
+            tab.screenshot(path=os.path.join(ARTIFACTS, f"browser-lab-{edition}.png"))
+            browser.close()
+    assert [m for m in menus if m in labels] == menus, labels
+
+
 def test_make_lab_part_two_joins_the_same_workspace(tmp_path):
     """make lab, then make lab PART=xslm in the same workspace: part one's notebooks stay, part
     two's five join them with engine.py, and notebook 1 of part two opens."""
