@@ -13,9 +13,9 @@ submission: with the instructor's Jupyter session, so with their grades and a te
   metadata keeps only what the pages need.
 - `markdown2html` (a filter) renders Markdown cells as nbconvert does, but escapes raw HTML in
   them, so `<img onerror=…>` shows as text; and (SafeRenderer) a mermaid block is code, a link is
-  its text and its address as text (only an anchor within the page stays a link, judged on the URL
-  the browser finally reads), an image is only one of the cell's own attachments (no page fetches
-  a URL a learner chose), and heading anchors cannot take the id of the formgrader's score inputs.
+  its text and its address as text (only an anchor within the page, written with #, stays a link),
+  an image is only one of the cell's own attachments (no page fetches a URL a learner chose), and
+  heading anchors cannot take the id of the formgrader's score inputs.
 - The names and paths the formgrader writes into its page unescaped (resources) are escaped.
 
 grader_config.py sets both on HTMLExporter, for the formgrader and `nbgrader generate_feedback`.
@@ -26,7 +26,6 @@ import base64
 import html
 import importlib
 import re
-import urllib.parse
 
 import jinja2
 from nbconvert.filters.markdown_mistune import IPythonRenderer, MarkdownWithMath
@@ -40,7 +39,6 @@ BASE64 = re.compile(r"[A-Za-z0-9+/=\s]*\Z")
 TAG = re.compile(r"[A-Za-z0-9_\-]+\Z")
 PYTHON = {"name": "python", "pygments_lexer": "ipython3"}
 PAGE_TEXT = ("student", "first_name", "last_name", "notebook_path")  # the formgrader's resources
-INVISIBLE = re.compile(r"[\x00-\x20\x7f]+")  # browsers drop these inside a URL's scheme
 
 
 def judged_cells():
@@ -175,16 +173,6 @@ class SafeDisplay(Preprocessor):
         return cell
 
 
-def final_url(url):
-    """A link's URL as the browser reads it from the page: entities and %-escapes decoded until
-    nothing changes (mistune decodes once more after its own check), invisible characters gone,
-    and nbconvert's strip_files_prefix applied (it makes /files/javascript:… javascript:…)."""
-    before = None
-    while before != url:
-        before, url = url, urllib.parse.unquote(html.unescape(url))
-    return re.sub(r"^/?files/", "", INVISIBLE.sub("", url)).lower()
-
-
 class SafeRenderer(IPythonRenderer):
     """nbconvert's Markdown renderer without the three ways around its `escape`, and no image
     fetched from anywhere."""
@@ -197,7 +185,7 @@ class SafeRenderer(IPythonRenderer):
         """An anchor within the page stays a link; any other link is its text and its address as
         text: a click could reach the instructor's own server, whose formgrader pages write parts
         of their address into the page unescaped."""
-        if final_url(url).startswith("#"):
+        if url.startswith("#"):  # as written: a decoded %23 would still be followed as a path
             return super().link(text, url, title)
         return f'{text} <span class="learner-link">({html.escape(url)})</span>'
 

@@ -33,6 +33,7 @@ TRICKS = "\n\n".join(
         "![missing](attachment:nothing.png)",  # nbconvert raises on it
         # the formgrader's own pages write parts of their address into the page unescaped
         "[my derivation](http://127.0.0.1:8888/formgrader/manage_students/%22;x=%22)",
+        "[up](%23/../../manage_students/%22;x=%22)",  # decodes to #…, but the browser follows it
         f"# {GRADED}",  # an anchor with the id of the formgrader's score input
     ]
 )
