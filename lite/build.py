@@ -232,7 +232,7 @@ def app_of(code):
     """The site's JupyterLab app an edition opens in: lab/, or lab-<code>/ in its language."""
     from grading.authoring import editions
 
-    return f"lab-{code}" if editions.lab_settings(code) else "lab"
+    return f"lab-{code}" if editions.lab_locale(code) else "lab"
 
 
 def edition_apps(out):
@@ -245,18 +245,17 @@ def edition_apps(out):
 
     installed, locales = get_language_packs()[0], []
     for code in editions.languages():
-        settings = editions.lab_settings(code)
-        if not settings:
+        locale = editions.lab_locale(code)
+        if locale is None:
             continue
-        app = os.path.join(out, app_of(code))
+        app = os.path.join(out, f"lab-{code}")
         shutil.copytree(os.path.join(out, "lab"), app)
         with open(os.path.join(app, "jupyter-lite.json"), encoding="utf-8") as f:
             config = json.load(f)
-        config["jupyter-config-data"]["appUrl"] = "/" + app_of(code)
-        config["jupyter-config-data"]["settingsOverrides"] = settings
+        config["jupyter-config-data"]["appUrl"] = "/" + os.path.basename(app)
+        config["jupyter-config-data"]["settingsOverrides"] = editions.lab_settings(code)
         with open(os.path.join(app, "jupyter-lite.json"), "w", encoding="utf-8") as f:
             json.dump(config, f, indent=1)
-        locale = settings["@jupyterlab/translation-extension:plugin"]["locale"]
         if locale not in installed:
             raise SystemExit(f"the {code} edition's JupyterLab speaks {locale}, whose language "
                              "pack is not installed: pip install -r requirements.txt")  # fmt: skip

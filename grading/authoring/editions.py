@@ -67,6 +67,9 @@ def details(code):
         return json.load(f)
 
 
+LAB_LANGUAGE = "@jupyterlab/translation-extension:plugin"  # the setting that holds the locale
+
+
 def lab_settings(code):
     """JupyterLab's settings overrides for an edition (lab/overrides.json: its interface's
     language), or {} (English, the interface's own)."""
@@ -75,6 +78,11 @@ def lab_settings(code):
         return {}
     with open(path, encoding="utf-8") as f:
         return json.load(f)
+
+
+def lab_locale(code):
+    """The locale an edition's JupyterLab speaks (ko_KR), or None (English, the interface's own)."""
+    return lab_settings(code).get(LAB_LANGUAGE, {}).get("locale")
 
 
 def master_notebooks(assignment=None):

@@ -23,6 +23,7 @@ The notebook on disk is never changed: only the page made from it.
 """
 
 import base64
+import functools
 import html
 import importlib
 import re
@@ -33,7 +34,6 @@ from nbconvert.preprocessors import Preprocessor
 
 from grading import parts
 
-PLAIN_MIME = ("text/plain",)
 IMAGE_MIME = ("image/png", "image/jpeg")  # base64 data, shown as <img src="data:…">
 BASE64 = re.compile(r"[A-Za-z0-9+/=\s]*\Z")
 TAG = re.compile(r"[A-Za-z0-9_\-]+\Z")
@@ -41,6 +41,7 @@ PYTHON = {"name": "python", "pygments_lexer": "ipython3"}
 PAGE_TEXT = ("student", "first_name", "last_name", "notebook_path")  # the formgrader's resources
 
 
+@functools.cache
 def judged_cells():
     """The grade_ids whose outputs are the judge's (every part's CELLS, from the registry)."""
     return {gid for part in parts.PARTS.values()
@@ -71,9 +72,8 @@ def shown_data(data, metadata, hidden_note):
     and SVG as <img>; a note names what was left out when no picture stands in for it."""
     data = data if isinstance(data, dict) else {}
     kept, meta = {}, {}
-    for mime in PLAIN_MIME:
-        if isinstance(data.get(mime), str):
-            kept[mime] = data[mime]
+    if isinstance(data.get("text/plain"), str):
+        kept["text/plain"] = data["text/plain"]
     for mime in IMAGE_MIME:
         if is_base64(data.get(mime)):
             kept[mime] = data[mime]
@@ -212,6 +212,6 @@ def markdown2html(context, source):
         embed_images=False,
         path=context.get("resources", {}).get("metadata", {}).get("path", ""),
         anchor_link_text="¶",
-        allow_harmful_protocols=False,  # a javascript: link becomes "#harmful-link"
+        allow_harmful_protocols=False,  # a second guard: data: URLs only for raster images
     )
     return MarkdownWithMath(renderer=renderer).render(source)

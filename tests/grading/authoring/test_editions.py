@@ -35,9 +35,7 @@ def test_every_edition_sets_jupyterlabs_language_to_an_installed_pack(code):
     the edition's language, and its language pack is installed (requirements.txt)."""
     from jupyterlab_server.translation_utils import get_language_packs
 
-    path = os.path.join(editions.EDITIONS, code, "lab", "overrides.json")
-    with open(path, encoding="utf-8") as f:
-        locale = json.load(f)["@jupyterlab/translation-extension:plugin"]["locale"]
+    locale = editions.lab_locale(code)
     assert locale.split("_")[0] == code and locale in get_language_packs()[0]
 
 
