@@ -126,10 +126,12 @@ def environment(env=None):
     if os.geteuid() != 0:
         return dict(env)
     kept = {k: v for k, v in env.items() if k in KEPT or k.startswith(KEPT_PREFIXES)}
-    kept.update(PATH=f"{os.path.dirname(sys.executable)}:/usr/local/bin:/usr/bin:/bin",
-                PYTHONPATH=paths.ROOT, HOME="/nonexistent", ATTENTION_COURSE=paths.COURSE,
-                # with no home, IPython works in a temporary folder, which it would say per notebook
-                PYTHONWARNINGS="ignore:IPython parent:UserWarning")  # fmt: skip
+    kept.update(
+        PATH=f"{os.path.dirname(sys.executable)}:/usr/local/bin:/usr/bin:/bin",
+        PYTHONPATH=paths.ROOT,
+        HOME="/nonexistent",
+        ATTENTION_COURSE=paths.COURSE,
+    )
     password = postgres.url_password(kept.get("DB_URL"))
     if password is not None and "PGPASSWORD" not in kept:
         kept["PGPASSWORD"] = password

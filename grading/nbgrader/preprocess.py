@@ -31,7 +31,9 @@ import time
 
 import nbformat
 from jupyter_client.connect import port_names
+from jupyter_client.kernelspec import KernelSpecManager
 from jupyter_client.manager import AsyncKernelManager
+from jupyter_core.paths import jupyter_path
 from jupyter_core.utils import run_sync
 from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.plugins import LateSubmissionPlugin
@@ -42,7 +44,7 @@ from nbgrader.preprocessors import (
     NbGraderPreprocessor,
     OverwriteCells,
 )
-from traitlets import Bool
+from traitlets import Bool, default
 
 from checkpoints import i18n
 from grading import parts
@@ -269,6 +271,13 @@ class SandboxedKernelManager(AsyncKernelManager):
     group = None  # a cold kernel's cgroup
     kernel_argv = None
     edition = i18n.DEFAULT
+
+    @default("kernel_spec_manager")
+    def _kernel_spec_manager_default(self):
+        """Kernel specs from Jupyter's folders alone. jupyter_client would add IPython's folder,
+        and for the course user, who has no home, IPython makes that a new temporary folder on
+        every call, never removed: one empty folder in /tmp per notebook graded."""
+        return KernelSpecManager(data_dir=self.data_dir, kernel_dirs=jupyter_path("kernels"))
 
     def format_kernel_cmd(self, extra_arguments=None):
         """The kernel's own command; the sandboxed one is made at launch (`cold_command`)."""

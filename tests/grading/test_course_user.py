@@ -171,14 +171,16 @@ def test_the_course_user_grades_a_class_as_make_autograde_does():
     """An instructor's class in a folder the course user owns (records/ included): the course
     user runs `make autograde`'s command (two grading servers, warm kernels) and `make grades`'.
     The correct submission gets full marks with no problem noted, in the gradebook and in
-    grades.csv, and every file grading left in the class is the course user's."""
+    grades.csv, and every file grading left in the class is the course user's. Grading leaves
+    nothing in the temporary folder (IPython, with no home, would leave a folder per notebook)."""
     import csv
     import glob
 
     import nbformat
 
     user = course_user.setup()
-    folder = tempfile.mkdtemp(prefix="attn-class-")
+    folder, scratch = tempfile.mkdtemp(prefix="attn-class-"), tempfile.mkdtemp(prefix="attn-tmp-")
+    os.chown(scratch, user.pw_uid, user.pw_gid)
     env = {"PATH": f"{os.path.dirname(sys.executable)}:/usr/bin:/bin", "HOME": "/nonexistent",
            "ATTENTION_COURSE": folder}  # fmt: skip
     try:
@@ -191,7 +193,7 @@ def test_the_course_user_grades_a_class_as_make_autograde_does():
                 os.chown(name, user.pw_uid, user.pw_gid, follow_symlinks=False)
         as_user = ["setpriv", f"--reuid={user.pw_uid}", f"--regid={user.pw_gid}",
                    "--clear-groups", "--", "env", "-i", *(f"{k}={v}" for k, v in env.items()),
-                   sys.executable, "-m", "grading"]  # fmt: skip
+                   f"TMPDIR={scratch}", sys.executable, "-m", "grading"]  # fmt: skip
         for command in (["autograde", "--jobs", "2"], ["grades"]):
             done = subprocess.run(as_user + command, cwd=ROOT, capture_output=True, text=True,
                                   timeout=900)  # fmt: skip
@@ -217,8 +219,10 @@ def test_the_course_user_grades_a_class_as_make_autograde_does():
             if os.lstat(os.path.join(here, name)).st_uid != user.pw_uid
         ]
         assert strangers == []
+        assert os.listdir(scratch) == []
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+        shutil.rmtree(scratch, ignore_errors=True)
 
 
 def class_folder():
