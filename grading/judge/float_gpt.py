@@ -25,9 +25,17 @@ def total(terms, start=0.0):
     return start
 
 
+def dot(a, b):
+    """Σ_i a_i · b_i, from 0.0 and left to right (a loop, not total(): no generator per sum)"""
+    s = 0.0
+    for x, y in zip(a, b):
+        s += x * y
+    return s
+
+
 def linear(x, W):
     """linear(x, W)_r = Σ_c W[r][c] · x[c]   (W: out × in)"""
-    return [total(w * v for w, v in zip(row, x)) for row in W]
+    return [dot(row, x) for row in W]
 
 
 def norm(x, eps=1e-5):
@@ -65,8 +73,8 @@ class FloatGPT:
     def attend(self, q, keys, values):
         """softmax(q · k_j · √width⁻¹) over the keys so far, then Σ_j weight_j · value_j"""
         scale = math.sqrt(self.width) ** -1.0
-        weights = softmax([total(a * b for a, b in zip(q, k)) * scale for k in keys])
-        return [total(p * v[i] for p, v in zip(weights, values)) for i in range(self.width)]
+        weights = softmax([dot(q, k) * scale for k in keys])
+        return [dot(weights, column) for column in zip(*values)]  # width
 
     def forward(self, ids):
         """one row of vocab logits per position; position i sees ids[: i + 1] only"""

@@ -1,0 +1,90 @@
+"""Part two's judge (grading/judge/xslm.py): what its hidden training case asks, and how it asks
+the learner's worker each question once."""
+
+import os
+
+import pytest
+
+import xslm
+from checkpoints.xslm import probes
+from checkpoints.xslm.checks import CLAIMS, Probe
+from grading.authoring.mistakes import part_two
+from grading.judge import xslm as xslm_judge
+from grading.judge import xslm_hidden
+from grading.parts import PARTS
+from grading.paths import ROOT
+
+pytestmark = pytest.mark.xslm
+
+LEARNING_CELL = "xslm04-learning-hidden"
+
+
+def training_case():
+    """The hidden learning group's training case: its arguments."""
+    (args,) = [a for claim, _, a in xslm_hidden.cases("learning") if claim == "train_lowers"]
+    return args
+
+
+def test_the_reference_learns_by_the_stated_margin_in_the_hidden_training_case():
+    """The reference's own train_step, run as the hidden case runs it, lowers the mean loss of
+    its windows by at least TRAIN_FALL, one loss per step, each below the loss before training
+    started; the judge's own test of an answer agrees."""
+    answer = probes.as_lists(probes.training(xslm.engine, xslm.gpt, *training_case()))
+    losses, before, after = answer
+    assert len(losses) == xslm_hidden.TRAIN_STEPS
+    assert after <= before - xslm_hidden.TRAIN_FALL
+    assert xslm_judge.learned(answer)
+    assert not xslm_judge.learned([losses, before, before - xslm_hidden.TRAIN_FALL / 2])
+
+
+def handed_in(folder, name=None):
+    """Part two's reference submission in folder, with one catalogued mistake if named."""
+    for made, kept in PARTS["xslm"].reference.items():
+        with open(os.path.join(ROOT, kept), encoding="utf-8") as f:
+            text = f.read()
+        target = folder / made
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+    for made, text in (part_two.buggy_texts(name) if name else {}).items():
+        (folder / made).write_text(text, encoding="utf-8")
+    return str(folder)
+
+
+@pytest.mark.parametrize("name", [None, "gpt.stale_gradients"])
+def test_stale_gradients_fail_the_hidden_training_case_and_the_reference_passes(tmp_path, name):
+    """Gradients kept from the step before make the hidden learning cell fail on the training
+    case; the reference passes every case of it."""
+    verdicts, _ = xslm_judge.judge_folder(handed_in(tmp_path, name), [LEARNING_CELL])
+    verdict = verdicts[LEARNING_CELL]
+    assert verdict.passed is (name is None), verdict.text
+    assert verdict.record["cases"] == len(xslm_hidden.cases("learning"))
+    if name:
+        assert verdict.record["failed"] >= 1
+        assert CLAIMS["train_lowers"] in verdict.text
+
+
+class CountingWorker:
+    """A worker that answers every probe with the number of questions asked so far."""
+
+    def __init__(self):
+        self.asked = []
+
+    def call(self, name, args, kwargs, seconds=None):
+        self.asked.append(args)
+        return len(self.asked)
+
+
+def test_a_probe_asked_again_unchanged_is_answered_once_and_a_new_id_always_asks():
+    """The fresh pass's unchanged 20,000-step chain, or the diagnosis's second look at a visible
+    probe, reuse the first answer; generate.again asks what generate.sample asked, and both go
+    to the worker (the seed's effect is what it checks); new arguments ask again."""
+    worker = CountingWorker()
+    run = xslm_judge.RemoteRun(worker)
+    chain = Probe("Value.deep", "chain", [20_000])
+    assert [run(chain), run(Probe("Value.deep", "chain", [20_000]))] == [1, 1]
+    sample = ["TINY", "state", [1, 2], 8, 1.0, 4]
+    first = run(Probe("generate.sample", "sample", sample))
+    again = run(Probe("generate.again", "sample", sample))
+    assert (first, again) == (2, 3)
+    assert run(Probe("Value.deep", "chain", [20_001])) == 4
+    assert len(worker.asked) == 4
