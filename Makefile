@@ -10,7 +10,7 @@ export PYTHONPATH := $(CURDIR)
 # SYSTEM_INSTALL=0: only tell. BWRAP=/path: the sandbox's bubblewrap, if not the one on PATH.
 SYSTEM := $(PYTHON) -m grading system
 
-.PHONY: dask-worker course-user system-test system-grading system-feedback system-demo system-browser system-postgres site collect bench-site lab lint format test test-fast postgres postgres-stop bench-grading bench-similar release autograde feedback grades report similar roster export demo reference fingerprints notebooks bench sandbox clean
+.PHONY: dask-worker course-user system-test system-grading system-feedback system-demo system-browser system-postgres site collect bench-site lab lint format test test-fast postgres postgres-stop bench-grading bench-judge bench-similar release autograde feedback grades report similar roster export demo reference fingerprints notebooks bench sandbox clean
 
 # .venv is made from the course's own copy of the interpreter (.python/, grading/machine/interpreter.py):
 # the course user and every sandbox can run it, wherever PYTHON was installed.
@@ -193,6 +193,11 @@ bench: $(BIN)/.installed
 ## first checkpoint result in chromium (RUNS=3 fresh browser profiles)
 bench-site: system-browser $(BIN)/.installed $(LITE_CACHE)
 	$(BIN)/python -m bench.site $(if $(RUNS),--runs $(RUNS))
+
+## make bench-judge: the trusted judge on the reference submission, RUNS times (default 4) in one
+## process: its first judgement, then what every later one costs (PART=attention|xslm)
+bench-judge: system-grading $(BIN)/.installed
+	$(BIN)/python -m bench.judge --part $(PART) $(if $(RUNS),--runs $(RUNS))
 
 ## make bench-similar: how long make similar takes for a class of 200 (SIZE=N), made in memory
 bench-similar: $(BIN)/.installed

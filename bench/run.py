@@ -6,19 +6,16 @@ Notebook run times, student-edition size, check and grading speed, for part one 
 make bench            (or, from the repository root: .venv/bin/python -m bench.run)
 """
 
-import os
 import tempfile
 import time
 
+from bench import judge as judge_bench
 from checkpoints.attention.steps import CHECKS
 from grading.authoring import course, masters
-from grading.judge import attention as judge
 from grading.judge import attention_hidden as hidden
-from grading.judge import xslm as xslm_judge
 from grading.judge.isolation import underlay
 from grading.judge.reference import reference
 from grading.machine import sandbox
-from grading.paths import OUTPUTS, ROOT, XSLM_REFERENCE
 
 
 def timed(fn, repeat=5):
@@ -46,25 +43,13 @@ def main():
         visible = timed(lambda check=check: check(reference()))
         hidden_time = timed(lambda name=name: hidden.judge(name, underlay(reference(), name)))
         print(f"{name:13} visible {visible * 1000:7.1f} ms   hidden {hidden_time * 1000:7.1f} ms")
-    print(
-        "== the judge on one whole submission"
-        " (17 graded cells, one sandboxed worker per checkpoint) =="
-    )
+    print("== the judge on one whole submission (one sandboxed worker per checkpoint) ==")
     sandbox.require()
-    folder = os.path.join(ROOT, "bench", ".submission")
-    os.makedirs(os.path.join(folder, "outputs"), exist_ok=True)
-    for rel in ["model.py"] + [os.path.join("outputs", n) for n in os.listdir(OUTPUTS)]:
-        with open(os.path.join(ROOT, rel)) as src, open(os.path.join(folder, rel), "w") as dst:
-            dst.write(src.read())
-    best = timed(lambda: judge.judge_folder(folder), repeat=3)
-    print(
-        f"judge_folder, reference submission: {best:.2f} s (best of 3)"
-        + ("  [UNSAFE: no sandbox]" if sandbox.unsafe() else "  [sandboxed]")
-    )
-    part_two(folder)
+    judge_bench.measure("attention", 4)
+    part_two()
 
 
-def part_two(folder):
+def part_two():
     """Part two: its five notebooks (training included), its checks, its judge on one submission."""
     import xslm
     from checkpoints.xslm.checks import CHECKS as XSLM_CHECKS
@@ -78,18 +63,8 @@ def part_two(folder):
     for name in XSLM_CHECKS:
         best = timed(lambda name=name: checkpoint_report(name, Local(xslm.engine, xslm.gpt)), 3)
         print(f"{name:13} {best * 1000:8.1f} ms")
-    for name in ("engine.py", "gpt.py"):
-        with open(os.path.join(XSLM_REFERENCE, name)) as src:
-            with open(os.path.join(folder, name), "w") as dst:
-                dst.write(src.read())
-    start = time.perf_counter()
-    xslm_judge.judge_folder(folder)  # the first also computes the reference's hidden answers
-    first = time.perf_counter() - start
-    best = timed(lambda: xslm_judge.judge_folder(folder), repeat=3)
-    print(
-        f"part two's judge, reference submission (15 graded cells): {first:.2f} s the first "
-        f"in a process, then {best:.2f} s (best of 3)"
-    )
+    print("== part two: the judge on one whole submission ==")
+    judge_bench.measure("xslm", 4)
 
 
 if __name__ == "__main__":
