@@ -32,7 +32,9 @@ import jinja2
 from nbconvert.filters.markdown_mistune import IPythonRenderer, MarkdownWithMath
 from nbconvert.preprocessors import Preprocessor
 
+from checkpoints import i18n
 from grading import parts
+from grading.nbgrader.preprocess import edition_of
 
 IMAGE_MIME = ("image/png", "image/jpeg")  # base64 data, shown as <img src="data:…">
 BASE64 = re.compile(r"[A-Za-z0-9+/=\s]*\Z")
@@ -134,14 +136,14 @@ def safe_metadata(metadata):
 class SafeDisplay(Preprocessor):
     """Only the judge's verdicts as HTML; the learner's outputs as text and plain images."""
 
-    hidden_note = "[not shown here: {kinds} output, which only Jupyter itself displays]"
-
     def preprocess(self, nb, resources):
         """The notebook as the page may show it (a copy: the file on disk is not touched)."""
         for key in PAGE_TEXT:  # the formgrader's template writes these into its page as they are
             if isinstance(resources.get(key), str):
                 resources[key] = html.escape(resources[key])
         judged = judged_cells()
+        with i18n.speaking(edition_of(nb)):  # the note in the notebook's own language
+            self.hidden_note = i18n.Section("judge")["output_not_shown"]
         nb.metadata = {
             "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
             "language_info": dict(PYTHON),

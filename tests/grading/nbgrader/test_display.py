@@ -12,6 +12,7 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_outp
 from traitlets.config import Config
 
 import grader_config
+from checkpoints import i18n
 from checkpoints.pictures import show_bars
 from grading.judge import attention
 
@@ -198,6 +199,21 @@ def test_the_verdicts_and_pictures_still_show(template):
     assert sum(src.startswith("data:image/svg+xml;base64,") for src in images) == 2
     assert "not shown here: text/html" in "".join(shown.text)
     assert ("h1", {"id": "md-A-heading"}) in shown.tags and ("em", {}) in shown.tags
+
+
+@pytest.mark.parametrize("code", ["en", "ko", "ja"])
+def test_the_note_on_hidden_output_speaks_the_notebooks_edition(code):
+    """A learner's HTML output left out of the feedback is named in the language of the edition
+    the notebook was handed out in (its metadata), as the verdicts are."""
+    html_out = new_output("display_data", data={"text/html": "<b>table</b>"})
+    book = new_notebook(cells=[new_code_cell("table", outputs=[html_out]), graded_cell()])
+    book.metadata["attention"] = {"edition": code}
+    with i18n.speaking(code):
+        want = i18n.Section("judge")["output_not_shown"].format(kinds="text/html")
+    text = "".join(Elements(page("feedback", book=book)).text)
+    assert want in text
+    others = [i18n.words(other)["judge"]["output_not_shown"] for other in i18n.editions()]
+    assert len(set(others)) == len(others)  # each edition has words of its own
 
 
 def test_the_file_on_disk_is_not_changed(tmp_path):
