@@ -14,11 +14,11 @@ a private temporary folder, with a SQLite gradebook that knows the assignment (n
 generate_assignment, once per worker process and part). docs/large-classes.md has the set-up.
 """
 
-import atexit
 import functools
 import hashlib
 import os
 import shutil
+import stat
 import subprocess
 import sys
 import tempfile
@@ -114,12 +114,44 @@ def unpack(package, course):
     return folder
 
 
+def classes_folder():
+    """This user's folder of worker class folders, /tmp/attention-worker-<uid>: made private the
+    first time, and refused unless it still is (a folder someone else made at that name would be
+    theirs to read, and every submission a worker grades passes through it)."""
+    path = os.path.join(tempfile.gettempdir(), f"attention-worker-{os.geteuid()}")
+    try:
+        os.mkdir(path, 0o700)
+    except FileExistsError:
+        pass
+    seen = os.lstat(path)
+    if not stat.S_ISDIR(seen.st_mode) or seen.st_uid != os.geteuid() or seen.st_mode & 0o077:
+        raise RuntimeError(f"{path} is not a folder of this user's that only it may enter: "
+                           "remove it, then start the worker again")  # fmt: skip
+    return path
+
+
+def clear_leftovers():
+    """Remove the class folders that worker processes killed before they could close left
+    behind (no living process holds their lock); the paths removed."""
+    from distributed.diskutils import WorkSpace
+
+    return WorkSpace(classes_folder())._purge_leftovers()  # what new_work_dir runs first
+
+
 @functools.cache
 def private_class(assignment):
-    """This worker process's class folder (private, removed at exit), its gradebook knowing the
-    assignment: nbgrader's generate_assignment from the masters, released into the folder."""
-    course = tempfile.mkdtemp(prefix="attention-worker-class-")
-    atexit.register(shutil.rmtree, course, True)
+    """This worker process's class folder, its gradebook knowing the assignment: nbgrader's
+    generate_assignment from the masters, released into the folder.
+
+    The folder is a work folder of Dask's (distributed.diskutils), locked while this process
+    lives and removed when it exits; a worker killed instead leaves it, and the next worker
+    process to make its own removes every folder whose lock no living process holds.
+    """
+    from distributed.diskutils import WorkSpace
+
+    workdir = WorkSpace(classes_folder()).new_work_dir(prefix="class-")  # leftovers go first
+    _WORK_FOLDERS.append(workdir)  # held, so its lock is, until this process exits
+    course = workdir.dir_path
     env = course_environment(course, execute=True)
     release = os.path.join(course, "release")
     done = subprocess.run(
@@ -169,6 +201,7 @@ def forget(course, student):
         shutil.rmtree(os.path.join(course, kind, student), ignore_errors=True)
 
 
+_WORK_FOLDERS = []  # this worker process's class folders (distributed.diskutils.WorkDir)
 _SERVERS = {}  # (class folder, execute) -> this worker process's grading server for it
 _ONE_AT_A_TIME = threading.Lock()  # a worker with several threads still grades one at a time
 
@@ -244,6 +277,9 @@ def main(args):
         sandbox.require()
     except sandbox.SandboxUnavailable as err:
         raise SystemExit(str(err)) from None
+    left = clear_leftovers()
+    if left:
+        print(f"removed {len(left)} class folder(s) that killed workers left", flush=True)
     dask = os.path.join(os.path.dirname(sys.executable), "dask")
     env = {k: v for k, v in os.environ.items() if k != "DB_URL"}  # a worker writes no gradebook
     env["PYTHONPATH"] = ROOT  # its tasks run this course package's grading.scale.remote

@@ -270,8 +270,15 @@ def test_dask_workers_that_cannot_see_the_course_give_plain_nbgraders_gradebook(
 ):
     """A `dask scheduler` and two workers started from a copy of the course package, which see
     no folder of the class (as root: empty tmpfs over each): every submission travels to them as
-    bytes and comes back graded; the gradebook, scores and outputs are plain nbgrader's."""
+    bytes and comes back graded; the gradebook, scores and outputs are plain nbgrader's. Their
+    class folders are gone once a worker starts after them (one killed leaves its own behind)."""
     from dask.distributed import Client
+
+    def where_the_class_is():  # in a worker (nested: sent by value, not imported from tests/)
+        """Its class folder for part one, and the folder of its user's class folders."""
+        from grading.scale import remote
+
+        return remote.private_class("attention"), remote.classes_folder()
 
     machine, port = worker_machine(), free_port()
     dask = os.path.join(os.path.dirname(sys.executable), "dask")
@@ -288,10 +295,24 @@ def test_dask_workers_that_cannot_see_the_course_give_plain_nbgraders_gradebook(
                 seen = client.run(lambda folders: [os.listdir(f) for f in folders], CLASS_FOLDERS)
                 assert all(not any(listing) for listing in seen.values()), seen
         outcomes = farm.autograde(list(CLASS), scheduler=address, force=True)
+        with Client(address) as client:
+            kept = list(client.run(where_the_class_is).values())
+        for process in reversed(processes):
+            stop(process)  # the whole group: its worker processes are killed, not closed
+        # A killed worker leaves its class folder, which the next worker to start removes (no
+        # living process holds its lock): one started here, for a scheduler that is gone, has to.
+        processes = [start_blind_worker(machine, address)]
+        left = [folder for folder, _ in kept if os.path.exists(folder)]
+        deadline = time.monotonic() + 120
+        while left and time.monotonic() < deadline:
+            time.sleep(0.5)
+            left = [folder for folder in left if os.path.exists(folder)]
     finally:
         for process in reversed(processes):
             stop(process)
         shutil.rmtree(machine, ignore_errors=True)
+    assert len(kept) == 2 and all(os.path.dirname(folder) == mine for folder, mine in kept)
+    assert left == []
     assert sorted(o.student for o in outcomes if o.ok) == sorted(CLASS)
     assert scores() == plain
     assert graded_outputs() == plain_outputs

@@ -122,3 +122,23 @@ def test_a_grading_too_large_to_send_back_is_reported_not_sent(course, tmp_path,
     sent = remote.graded_here(package, str(worker))
     assert not sent["ok"] and "not sent back" in sent["error"]
     assert sent["notebooks"] == {} and sent["records"] == {}
+
+
+def test_the_class_folders_folder_is_made_private_and_refused_when_it_is_not(tmp_path, monkeypatch):
+    """Made 0700 the first time and kept; a folder at that name that others may enter, or a
+    link there, is refused with what to do, and neither is changed."""
+    monkeypatch.setattr(remote.tempfile, "tempdir", str(tmp_path))
+    made = remote.classes_folder()
+    assert os.path.dirname(made) == str(tmp_path) and str(os.geteuid()) in os.path.basename(made)
+    assert os.stat(made).st_mode & 0o777 == 0o700 and remote.classes_folder() == made
+    os.chmod(made, 0o755)
+    with pytest.raises(RuntimeError, match="remove it"):
+        remote.classes_folder()
+    assert os.stat(made).st_mode & 0o777 == 0o755
+    os.rmdir(made)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir(mode=0o700)
+    os.symlink(elsewhere, made)
+    with pytest.raises(RuntimeError, match="remove it"):
+        remote.classes_folder()
+    assert os.path.islink(made)
