@@ -142,18 +142,17 @@ class SafeDisplay(Preprocessor):
             if isinstance(resources.get(key), str):
                 resources[key] = html.escape(resources[key])
         judged = judged_cells()
-        with i18n.speaking(edition_of(nb)):  # the note in the notebook's own language
-            self.hidden_note = i18n.Section("judge")["output_not_shown"]
+        note = i18n.words(edition_of(nb))["judge"]["output_not_shown"]  # the notebook's language
         nb.metadata = {
             "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
             "language_info": dict(PYTHON),
         }
         for index, cell in enumerate(nb.cells):
-            nb.cells[index] = self.shown_cell(cell, judged)
+            nb.cells[index] = self.shown_cell(cell, judged, note)
         return nb, resources
 
-    def shown_cell(self, cell, judged):
-        """One cell as the page may show it."""
+    def shown_cell(self, cell, judged, hidden_note):
+        """One cell as the page may show it; hidden_note names an output left out."""
         grade_id = (cell.get("metadata", {}).get("nbgrader") or {}).get("grade_id")
         cell.metadata = safe_metadata(cell.get("metadata", {}))
         if cell.cell_type == "raw":
@@ -170,7 +169,7 @@ class SafeDisplay(Preprocessor):
             count = cell.get("execution_count")
             cell.execution_count = count if isinstance(count, int) else None  # "In [n]:", as is
             if grade_id not in judged:
-                shown = (shown_output(o, self.hidden_note) for o in cell.get("outputs") or [])
+                shown = (shown_output(o, hidden_note) for o in cell.get("outputs") or [])
                 cell.outputs = [o for o in shown if o is not None]
         return cell
 

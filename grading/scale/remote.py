@@ -10,8 +10,9 @@
     and judged/ are written on the course's machine only.
 
 A worker needs no path of the course's machine, no gradebook and no DB_URL: its class folder is
-a private temporary folder, with a SQLite gradebook that knows the assignment (nbgrader's
-generate_assignment, once per worker process and part). docs/large-classes.md has the set-up.
+a private work folder in /tmp/attention-worker-<uid>/ (classes_folder), with a SQLite gradebook
+that knows the assignment (nbgrader's generate_assignment, once per worker process and part).
+docs/large-classes.md has the set-up.
 """
 
 import functools
@@ -130,12 +131,17 @@ def classes_folder():
     return path
 
 
+def class_workspace():
+    """Dask's work folders (distributed.diskutils) in classes_folder(): one lock per folder."""
+    from distributed.diskutils import WorkSpace
+
+    return WorkSpace(classes_folder())
+
+
 def clear_leftovers():
     """Remove the class folders that worker processes killed before they could close left
     behind (no living process holds their lock); the paths removed."""
-    from distributed.diskutils import WorkSpace
-
-    return WorkSpace(classes_folder())._purge_leftovers()  # what new_work_dir runs first
+    return class_workspace()._purge_leftovers()  # what new_work_dir runs first
 
 
 @functools.cache
@@ -147,9 +153,7 @@ def private_class(assignment):
     lives and removed when it exits; a worker killed instead leaves it, and the next worker
     process to make its own removes every folder whose lock no living process holds.
     """
-    from distributed.diskutils import WorkSpace
-
-    workdir = WorkSpace(classes_folder()).new_work_dir(prefix="class-")  # leftovers go first
+    workdir = class_workspace().new_work_dir(prefix="class-")  # leftovers go first
     _WORK_FOLDERS.append(workdir)  # held, so its lock is, until this process exits
     course = workdir.dir_path
     env = course_environment(course, execute=True)
