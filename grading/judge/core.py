@@ -58,8 +58,11 @@ def learner_exception(message):
 class Worker:
     """One sandboxed process holding the learner's model.py, answering calls until closed."""
 
-    def __init__(self, sections, oracles, budget):
+    def __init__(self, sections, oracles, budget, wait=True):
+        """Start the sandboxed process and hand it the sections; wait: also wait until it has
+        loaded them (else the first call or wait_loaded() does, so several can start at once)."""
         self.oracles, self.budget, self.buffer, self.dead = oracles, budget, b"", None
+        self.names = self.broken = None
         with open(WORKER_SOURCE, encoding="utf-8") as f:
             program = f.read()
         self.group = cgroups.new_group(sandbox.PROCESSES)  # its end is confirmed in close()
@@ -75,14 +78,22 @@ class Worker:
             start_new_session=True,
         )
         self.send({"sections": sections, "oracles": sorted(oracles)})
+        if wait:
+            self.wait_loaded()
+
+    def wait_loaded(self):
+        """Wait (once) for the worker's word that it loaded the sections: its names and which
+        sections raised."""
+        if self.names is not None:
+            return
         reply = self.receive()
         names, broken = reply.get("names"), reply.get("broken")
-        self.names = {n for n in names if isinstance(n, str)} if isinstance(names, list) else set()
         self.broken = (
             {k: v for k, v in broken.items() if isinstance(v, str)}
             if isinstance(broken, dict)
             else {}
         )
+        self.names = {n for n in names if isinstance(n, str)} if isinstance(names, list) else set()
 
     def send(self, message):
         """Write message to the worker as one JSON line; a broken pipe fails the worker."""
@@ -145,6 +156,7 @@ class Worker:
         """
         if self.dead:
             raise WorkerFailed(said("not_run", reason=self.dead))
+        self.wait_loaded()
         self.send({"call": name, "args": args, "kwargs": kwargs})
         while True:
             message = self.receive(seconds)
@@ -277,6 +289,9 @@ def safely(title, work):
 class Remembered:
     """A judgement's verdicts, each decided once (by the subclass's decide) and then remembered."""
 
+    def prepare(self, grade_ids):
+        """Get ready to decide these cells (a judge that starts its workers ahead says how)."""
+
     def verdict(self, grade_id):
         """The Verdict of one graded cell, decided once and then remembered."""
         if grade_id not in self.verdicts:
@@ -302,6 +317,7 @@ def judge_folder(folder, grade_ids, judgement_class, cells):
     """({grade_id: Verdict}, problems) for a submission folder: all cells, or those in grade_ids."""
     judgement = judgement_class(folder)
     try:
+        judgement.prepare(list(grade_ids or cells))
         return {gid: judgement.verdict(gid) for gid in grade_ids or cells}, judgement.problems
     finally:
         judgement.close()

@@ -156,9 +156,10 @@ def clean_file(text, filename):
 class RemoteRun:
     """run(probe) -> the learner's answer, computed by a sandboxed worker, or the exception.
 
-    A probe asked again with the same id and the same arguments gets its first answer: the fresh
-    pass keeps a probe whose arguments hold no float (the 20,000-step chain) as it was, and the
-    diagnosis asks the visible probes again. Two probes with different ids always both run
+    One RemoteRun serves every cell judged by its worker, and a probe asked again with the same
+    id and the same arguments gets its first answer: the fresh pass keeps a probe whose arguments
+    hold no float (the 20,000-step chain) as it was, and a hidden check's diagnosis asks the
+    visible probes its group's cells asked. Two probes with different ids always both run
     (generate.again asks what generate.sample asked, to see the seed respected).
     """
 
@@ -242,7 +243,7 @@ class Judgement(core.Remembered):
             self.broken.update(broken)
             self.problems += problems
         self.outputs = folder
-        self.budget, self.workers, self.verdicts = Budget(), {}, {}
+        self.budget, self.workers, self.runs, self.verdicts = Budget(), {}, {}, {}
         if sandbox.unsafe():
             self.problems.append("graded WITHOUT the sandbox (ATTENTION_UNSAFE_NO_SANDBOX=1)")
 
@@ -257,9 +258,17 @@ class Judgement(core.Remembered):
             (n, chosen[n]) for n in sorted(chosen, key=files.order)
         ]
 
-    def worker(self, group):
-        """A worker for one group, or the reason there is none. Groups that load the same
-        sections (the engine's checkpoints) share one worker."""
+    def prepare(self, grade_ids):
+        """Start, all at once, the workers these cells will need: each sandbox starts and loads
+        its sections while the groups judged before it run (it saves their wall time, not CPU)."""
+        for grade_id in grade_ids:
+            kind, name = CELLS[grade_id]
+            if kind != "artifact" and self.not_gradable(needed(name)) is None:
+                self.started(name)
+
+    def started(self, group):
+        """The group's worker, started (or the reason it could not start). Groups that load the
+        same sections (the engine's checkpoints) share one worker."""
         key = tuple(OWN[group])
         if key not in self.workers:
             sections = [["loader", LOADER]]
@@ -268,9 +277,20 @@ class Judgement(core.Remembered):
                 sections.append([module, f"_module({module!r}, {parts!r}, {filename!r})"])
             sections.append(["probes", probe_section()])
             try:
-                worker = Worker(sections, set(), self.budget)
+                self.workers[key] = Worker(sections, set(), self.budget, wait=False)
+            except WorkerFailed as err:
+                self.workers[key] = str(err)
+        return key
+
+    def worker(self, group):
+        """A group's worker with its sections loaded, or the reason there is none; the learner's
+        sections that raised while loading are noted the first time."""
+        key = self.started(group)
+        worker = self.workers[key]
+        if isinstance(worker, Worker) and key not in self.runs:
+            try:
                 self.note_load_failures(worker.call("broken", [], {}), group)
-                self.workers[key] = worker
+                self.runs[key] = RemoteRun(worker)
             except WorkerFailed as err:
                 self.workers[key] = str(err)
         return self.workers[key]
@@ -310,18 +330,16 @@ class Judgement(core.Remembered):
         kind, name = CELLS[grade_id]
         if kind == "artifact":
             return self.artifact_verdict(grade_id, name)
-        judged = CHECKPOINTS.get(name, [name])
-        needed = list(dict.fromkeys((["Value"] if "Value" in OWN[name] else []) + judged))
-        missing = self.not_gradable(needed)
+        missing = self.not_gradable(needed(name))
         if missing:
             return report_verdict(grade_id, failed_report(name, missing))
         worker = self.worker(name)
         if isinstance(worker, str):
             return report_verdict(grade_id, failed_report(name, worker))
-        missing = self.not_gradable(needed)  # a section may have raised while the worker loaded
+        missing = self.not_gradable(needed(name))  # a section may have raised while it loaded
         if missing:
             return report_verdict(grade_id, failed_report(name, missing))
-        run = RemoteRun(worker)
+        run = self.runs[tuple(OWN[name])]
         if kind == "hidden":
             return self.hidden_verdict(grade_id, name, run)
         return self.visible_verdict(grade_id, name, run)
@@ -385,7 +403,7 @@ class Judgement(core.Remembered):
         for worker in self.workers.values():
             if isinstance(worker, Worker):
                 worker.close()
-        self.workers = {}
+        self.workers, self.runs = {}, {}
 
 
 @functools.cache
@@ -402,6 +420,13 @@ def reference_answers(group):
     return [
         signature(run(Probe(claim, probe, args))) for claim, probe, args in xslm_hidden.cases(group)
     ]
+
+
+def needed(name):
+    """The sections a judged group's verdict needs: the engine's Value when it loads the engine,
+    and its checkpoints."""
+    judged = CHECKPOINTS.get(name, [name])
+    return list(dict.fromkeys((["Value"] if "Value" in OWN[name] else []) + judged))
 
 
 def learned(answer):

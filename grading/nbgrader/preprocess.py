@@ -549,11 +549,15 @@ class JudgeCells(NbGraderPreprocessor):
         info = resources["nbgrader"]
         judgement = judgement_for(info["student"], info["assignment"])
         graded = graded_cells(info["assignment"])
+        judged = [
+            (cell, grade_id)
+            for cell in nb.cells
+            if cell.cell_type == "code"
+            and (grade_id := cell.metadata.get("nbgrader", {}).get("grade_id")) in graded
+        ]
+        judgement.prepare([grade_id for _, grade_id in judged])
         cells = {}
-        for cell in nb.cells:
-            grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
-            if cell.cell_type != "code" or grade_id not in graded:
-                continue
+        for cell, grade_id in judged:
             with i18n.speaking(resources.get("attention_edition", i18n.DEFAULT)):
                 verdict = judgement.verdict(grade_id)
             cell.outputs = verdict_outputs(verdict)

@@ -88,3 +88,62 @@ def test_a_probe_asked_again_unchanged_is_answered_once_and_a_new_id_always_asks
     assert (first, again) == (2, 3)
     assert run(Probe("Value.deep", "chain", [20_001])) == 4
     assert len(worker.asked) == 4
+
+
+ENGINE_CELLS = [
+    g for g, (kind, name) in xslm_judge.CELLS.items() if "Value" in xslm_judge.OWN.get(name, [])
+]
+
+
+def test_a_hidden_checks_diagnosis_reuses_the_answers_its_groups_visible_cells_got(
+    tmp_path, monkeypatch
+):
+    """Softmax without the max shift fails its cells; the hidden layers check's diagnosis asks
+    the visible probes the softmax, linear and norm cells asked, of the same worker, so none
+    goes to the worker twice, and the mistake is still named."""
+    asked = []
+    ask = xslm_judge.RemoteRun.ask
+
+    def counted(run, probe):
+        asked.append((probe.id, repr(probe.args)))
+        return ask(run, probe)
+
+    monkeypatch.setattr(xslm_judge.RemoteRun, "ask", counted)
+    verdicts, _ = xslm_judge.judge_folder(
+        handed_in(tmp_path, "engine.softmax_no_shift"), ENGINE_CELLS
+    )
+    assert not verdicts["xslm02-layers-hidden"].passed
+    assert "engine.softmax_no_shift" in verdicts["xslm02-layers-hidden"].record["diagnosis"]
+    assert len(asked) == len(set(asked))
+
+
+def started_processes(judgement):
+    """The sandboxed processes of a judgement's workers."""
+    return [w.process for w in judgement.workers.values() if isinstance(w, xslm_judge.Worker)]
+
+
+def test_prepare_starts_the_workers_gradable_cells_need_and_close_ends_even_unused_ones(tmp_path):
+    """prepare() starts one worker per group of sections before any verdict; a group whose
+    file was never saved gets none. close() ends them all, used or not."""
+    folder = handed_in(tmp_path)
+    judgement = xslm_judge.Judgement(folder)
+    judgement.prepare(list(xslm_judge.CELLS))
+    groups = {
+        tuple(xslm_judge.OWN[name])
+        for kind, name in xslm_judge.CELLS.values()
+        if kind != "artifact"
+    }
+    assert set(judgement.workers) == groups
+    processes = started_processes(judgement)
+    assert len(processes) == len(groups) and all(p.poll() is None for p in processes)
+    assert judgement.verdict("xslm03-gpt-checks").passed
+    judgement.close()
+    assert all(p.poll() is not None for p in processes)
+
+    os.remove(os.path.join(folder, "gpt.py"))
+    judgement = xslm_judge.Judgement(folder)
+    judgement.prepare(list(xslm_judge.CELLS))
+    assert set(judgement.workers) == {tuple(xslm_judge.OWN["Value"])}
+    processes = started_processes(judgement)
+    judgement.close()
+    assert all(p.poll() is not None for p in processes)
