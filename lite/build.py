@@ -13,6 +13,7 @@ the edition's language; api/translations/ holds those languages' packs.
 """
 
 import base64
+import copy
 import hashlib
 import html
 import io
@@ -49,6 +50,8 @@ KERNEL_EXTENSION = os.path.join(
 )
 # the kernel's own wheels, shipped inside its extension: the kernel itself and an ipykernel shim
 KERNEL_WHEELS = ("pyodide_kernel-", "ipykernel-")
+KERNEL_PLUGIN = "@jupyterlite/pyodide-kernel-extension:kernel"
+LEARNER_PACKAGE = "checkpoints"  # installed in the kernel, not kept in the browser's storage
 
 
 def sha256(path):
@@ -115,25 +118,51 @@ def fetch(cache=CACHE):
 
 def standin_wheel(name, dest):
     """A wheel of lite/standins/<name> (version 0+course) written into dest; returns its path."""
-    source = os.path.join(STANDINS, name)
-    info = f"{name}-0+course.dist-info"
+    return package_wheel(os.path.join(STANDINS, name), dest)
+
+
+def package_wheel(source, dest, version="0+course"):
+    """A wheel of the package folder source (its every file but compiled ones) written into dest;
+    returns its path."""
+    name = os.path.basename(source)
+    info = f"{name}-{version}.dist-info"
     files = {}
-    for folder, _, names in sorted(os.walk(source)):
+    for folder, subfolders, names in sorted(os.walk(source)):
+        subfolders[:] = sorted(d for d in subfolders if d != "__pycache__")
         for n in sorted(names):
-            if n.endswith(".py"):
+            if not n.endswith(".pyc"):
                 path = os.path.join(folder, n)
                 with open(path, "rb") as f:
-                    files[os.path.relpath(path, STANDINS).replace(os.sep, "/")] = f.read()
-    files[f"{info}/METADATA"] = f"Metadata-Version: 2.1\nName: {name}\nVersion: 0+course\n".encode()
+                    files[os.path.relpath(path, os.path.dirname(source)).replace(os.sep, "/")] = (
+                        f.read()
+                    )
+    files[f"{info}/METADATA"] = (
+        f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n".encode()
+    )
     files[f"{info}/WHEEL"] = b"Wheel-Version: 1.0\nGenerator: lite.build\nRoot-Is-Purelib: true\n"
     files[f"{info}/top_level.txt"] = f"{name}\n".encode()
     record = [f"{p},sha256={_urlsafe_digest(data)},{len(data)}" for p, data in files.items()]
     files[f"{info}/RECORD"] = ("\n".join(record + [f"{info}/RECORD,,"]) + "\n").encode()
-    path = os.path.join(dest, f"{name}-0+course-py3-none-any.whl")
+    path = os.path.join(dest, f"{name}-{version}-py3-none-any.whl")
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as whl:
         for p, data in files.items():
             whl.writestr(zipfile.ZipInfo(p, date_time=(2026, 1, 1, 0, 0, 0)), data)
     return path
+
+
+def folder_digest(folder):
+    """Hex SHA-256 of a folder's files (their paths inside it and their bytes), compiled ones left
+    out."""
+    digest = hashlib.sha256()
+    for path in sorted(
+        os.path.join(d, n)
+        for d, _, names in os.walk(folder)
+        for n in names
+        if "__pycache__" not in d
+    ):
+        with open(path, "rb") as f:
+            digest.update(os.path.relpath(path, folder).encode() + b"\0" + f.read())
+    return digest.hexdigest()
 
 
 def _urlsafe_digest(data):
@@ -203,7 +232,7 @@ def lite_config(packages):
         "jupyter-lite-schema-version": 0,
         "jupyter-config-data": {
             "appName": "Attention by hand",
-            "litePluginSettings": {"@jupyterlite/pyodide-kernel-extension:kernel": kernel},
+            "litePluginSettings": {KERNEL_PLUGIN: kernel},
         },
     }
 
@@ -229,33 +258,42 @@ def first_heading(notebook):
 
 
 def app_of(code):
-    """The site's JupyterLab app an edition opens in: lab/, or lab-<code>/ in its language."""
+    """The site's JupyterLab app an edition opens in: lab/ (English), or lab-<code>/."""
     from grading.authoring import editions
 
-    return f"lab-{code}" if editions.lab_locale(code) else "lab"
+    return "lab" if code == editions.ENGLISH else f"lab-{code}"
 
 
 def edition_apps(out):
-    """out/lab-<code>/ for each edition with its own interface language: the lab app's page with
-    that edition's settings overrides (make lab's too) beside it, and api/translations/ holding
-    those languages' JupyterLab language packs. Returns the locales."""
+    """out/lab-<code>/ for each edition but English: the lab app's page with that edition's
+    settings overrides (make lab's too; its interface's language) and a kernel whose checkpoints
+    answer in it (ATTENTION_EDITION), and api/translations/ holding those languages' JupyterLab
+    language packs. Returns the locales."""
     from jupyterlab_server.translation_utils import get_language_pack, get_language_packs
 
     from grading.authoring import editions
 
     installed, locales = get_language_packs()[0], []
+    with open(os.path.join(out, "jupyter-lite.json"), encoding="utf-8") as f:
+        site = json.load(f)["jupyter-config-data"]["litePluginSettings"][KERNEL_PLUGIN]
     for code in editions.languages():
-        locale = editions.lab_locale(code)
-        if locale is None:
+        pyodide_options = copy.deepcopy(site["loadPyodideOptions"])
+        if code == editions.ENGLISH:
             continue
-        app = os.path.join(out, f"lab-{code}")
+        app = os.path.join(out, app_of(code))
         shutil.copytree(os.path.join(out, "lab"), app)
         with open(os.path.join(app, "jupyter-lite.json"), encoding="utf-8") as f:
             config = json.load(f)
-        config["jupyter-config-data"]["appUrl"] = "/" + os.path.basename(app)
-        config["jupyter-config-data"]["settingsOverrides"] = editions.lab_settings(code)
+        data = config["jupyter-config-data"]
+        data["appUrl"] = "/" + os.path.basename(app)
+        data["settingsOverrides"] = editions.lab_settings(code)
+        data["litePluginSettings"] = {KERNEL_PLUGIN: {"loadPyodideOptions": pyodide_options}}
+        pyodide_options["env"]["ATTENTION_EDITION"] = code  # (merged with the site's, key by key)
         with open(os.path.join(app, "jupyter-lite.json"), "w", encoding="utf-8") as f:
             json.dump(config, f, indent=1)
+        locale = editions.lab_locale(code)
+        if locale is None:
+            continue
         if locale not in installed:
             raise SystemExit(f"the {code} edition's JupyterLab speaks {locale}, whose language "
                              "pack is not installed: pip install -r requirements.txt")  # fmt: skip
@@ -320,11 +358,12 @@ def build(out=SITE):
             raise SystemExit(f"{out} holds files that are no site built here: choose another SITE")
     with tempfile.TemporaryDirectory(prefix="lite-") as work:
         lite_dir = os.path.join(work, "src")
-        packages = install_kernel(os.path.join(lite_dir, "static", "pyodide"), work)
+        content = workspaces(os.path.join(work, "content"))
+        learner_wheel = checkpoints_wheel(content, work)
+        packages = install_kernel(os.path.join(lite_dir, "static", "pyodide"), work, learner_wheel)
         with open(os.path.join(lite_dir, "jupyter-lite.json"), "w", encoding="utf-8") as f:
             json.dump(lite_config(packages), f, indent=1)
         print(f"kernel: Pyodide {PYODIDE_VERSION} with {len(packages)} packages", flush=True)
-        content = workspaces(os.path.join(work, "content"))
         shutil.rmtree(out, ignore_errors=True)
         jupyter_lite_build(lite_dir, content, out)
         languages = edition_apps(out)
@@ -339,14 +378,38 @@ def build(out=SITE):
     return out
 
 
-def install_kernel(pyodide_dir, work):
-    """The runtime, the kernel's wheels and their lock in pyodide_dir; returns the package names."""
+def install_kernel(pyodide_dir, work, *more_wheels):
+    """The runtime, the kernel's wheels (and more_wheels) and their lock in pyodide_dir; returns
+    the package names."""
     runtime = fetch_runtime()
     os.makedirs(pyodide_dir)
     for name in RUNTIME_FILES + ("pyodide-lock.json",):
         shutil.copy(os.path.join(runtime, name), pyodide_dir)
     wheels = kernel_wheels() + [standin_wheel(n, work) for n in ("micropip", "piplite")]
-    return kernel_packages(pyodide_dir, wheels)
+    return kernel_packages(pyodide_dir, wheels + list(more_wheels))
+
+
+def checkpoints_wheel(content, dest):
+    """The checkpoints package of the site's workspaces as one wheel in dest, taken out of them.
+
+    Python imports it from the kernel's own memory then: from the browser's storage each file
+    the import system looks at is a request, and notebook 1's first cell took about 4 s. The
+    editions' copies differ only in the file naming their edition, which each app's kernel gets
+    as ATTENTION_EDITION instead (edition_apps). The version is the package's digest, so a
+    browser never keeps an old one.
+    """
+    copies = [os.path.join(content, code, LEARNER_PACKAGE) for code in sorted(os.listdir(content))]
+    for folder in copies:
+        edition_file = os.path.join(folder, "locales", "edition")
+        if os.path.exists(edition_file):
+            os.remove(edition_file)
+    digests = {folder_digest(folder) for folder in copies}
+    if len(digests) != 1:
+        raise SystemExit("the editions' checkpoints packages differ beyond their edition file")
+    wheel = package_wheel(copies[0], dest, version=f"0+course.{digests.pop()[:12]}")
+    for folder in copies:
+        shutil.rmtree(folder)
+    return wheel
 
 
 def jupyter_lite_build(lite_dir, content, out):

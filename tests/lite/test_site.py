@@ -8,6 +8,7 @@ and recorded.
 
 import asyncio
 import datetime
+import glob
 import hashlib
 import importlib.util
 import json
@@ -373,19 +374,34 @@ def site(tmp_path_factory):
 
 
 @pytest.mark.nbgrader
-def test_site_holds_every_edition_and_no_solution(site):
-    """files/<edition>/ holds both parts' notebooks, the checkpoints package and the empty
-    model.py and engine.py; no file there (the checkpoints' hints included) has a solution line,
-    a hidden test or the grader."""
+def test_site_holds_every_edition_and_no_solution(site, tmp_path):
+    """files/<edition>/ holds both parts' notebooks and the empty model.py and engine.py, and the
+    kernel's checkpoints wheel the whole package, but for the file naming an edition; no file
+    there (the checkpoints' hints included) has a solution line, a hidden test or the grader."""
     secrets = solution_lines()
     assert len(secrets) > 60
     for code in editions.languages():
         folder = os.path.join(site, "files", code)
         names = set(os.listdir(folder))
         assert set(PART_NOTEBOOKS["attention"]) | set(PART_NOTEBOOKS["xslm"]) <= names
-        assert {"checkpoints", "model.py", "engine.py"} <= names
-        assert not {"grading", "xslm", "gpt.py", "outputs"} & names
-    for folder, _, files in os.walk(os.path.join(site, "files")):
+        assert {"model.py", "engine.py"} <= names
+        assert not {"checkpoints", "grading", "xslm", "gpt.py", "outputs"} & names
+    (wheel,) = glob.glob(os.path.join(site, "static", "pyodide", "checkpoints-*.whl"))
+    unpacked = tmp_path / "wheel"
+    zipfile.ZipFile(wheel).extractall(unpacked)
+    shipped = {
+        os.path.relpath(os.path.join(d, n), ROOT)
+        for d, _, names in os.walk(os.path.join(ROOT, "checkpoints"))
+        for n in names
+        if "__pycache__" not in d
+    } - {os.path.join("checkpoints", "locales", "edition")}
+    in_wheel = {
+        os.path.relpath(os.path.join(d, n), unpacked)
+        for d, _, names in os.walk(unpacked / "checkpoints")
+        for n in names
+    }
+    assert in_wheel == shipped
+    for folder, _, files in [*os.walk(os.path.join(site, "files")), *os.walk(unpacked)]:
         for name in files:
             path = os.path.join(folder, name)
             text = open(path, encoding="utf-8").read()
@@ -393,7 +409,8 @@ def test_site_holds_every_edition_and_no_solution(site):
                 assert marker not in text, f"{marker!r} in {path}"
             if name.endswith(".json"):
                 strict_json(text)  # the browser reads every one of them
-    assert leaked_lines(os.path.join(site, "files"), secrets) == {}  # hints and locales included
+    for folder in (os.path.join(site, "files"), unpacked):
+        assert leaked_lines(folder, secrets) == {}  # hints and locales included
 
 
 @pytest.mark.nbgrader
@@ -550,13 +567,13 @@ def test_a_learner_works_in_the_browser_offline(served, browser_context):
     screenshot(page, "site-01-softmax-correct.png")
     print(f"first checkpoint result {first_result:.1f} s after clicking the landing page's link")
 
-    # one more cell's worth in the exercise cell: no compiled files written beside the package
-    # (they would land in the browser's storage), the progress view and the hand-in zip
+    # one more cell's worth in the exercise cell: the package imported from the kernel, not
+    # from the browser's storage beside the notebooks, the progress view and the hand-in zip
     typed = type_exercise(
         page,
         notebook,
-        "\n\nimport os\n\nfrom checkpoints import hand_in, progress\n\n"
-        "print('compiled files:', os.path.isdir('checkpoints/__pycache__'))\n"
+        "\n\nimport os\n\nimport checkpoints\nfrom checkpoints import hand_in, progress\n\n"
+        "print('package in storage:', checkpoints.__file__.startswith(os.getcwd()))\n"
         "progress()\nhand_in()\n",
         keys="Control+End",
     )
@@ -567,8 +584,8 @@ def test_a_learner_works_in_the_browser_offline(served, browser_context):
     )
     notebook_page.wait_for_run(page, notebook)
     within = notebook_page.TIMEOUT
-    printed = exercise_outputs.get_by_text("compiled files: False")
-    expect(printed).to_have_count(1, timeout=within)  # none in browser storage
+    printed = exercise_outputs.get_by_text("package in storage: False")
+    expect(printed).to_have_count(1, timeout=within)
     softmax_row = exercise_outputs.locator("table tr", has_text="softmax")  # the progress table
     holds = softmax_row.locator("td", has_text=re.compile(r"^holds$"))
     expect(holds).to_have_count(1, timeout=within)
