@@ -26,6 +26,7 @@ import sys
 import tarfile
 import tempfile
 import time
+import urllib.parse
 import urllib.request
 import zipfile
 
@@ -52,6 +53,10 @@ KERNEL_EXTENSION = os.path.join(
 KERNEL_WHEELS = ("pyodide_kernel-", "ipykernel-")
 KERNEL_PLUGIN = "@jupyterlite/pyodide-kernel-extension:kernel"
 LEARNER_PACKAGE = "checkpoints"  # installed in the kernel, not kept in the browser's storage
+# files of a built site no page asks for: JupyterLite's build configuration and service worker
+# (the site's own replaces it), and the service worker itself
+NOT_KEPT = {".nojekyll", "service-worker.js", "build/service-worker.js", "package.json",
+            "rspack.config.js", "rspack.config.analyze.js", "rspack.config.watch.js"}  # fmt: skip
 
 
 def sha256(path):
@@ -150,9 +155,9 @@ def package_wheel(source, dest, version="0+course"):
     return path
 
 
-def folder_digest(folder):
-    """Hex SHA-256 of a folder's files (their paths inside it and their bytes), compiled ones left
-    out."""
+def folder_digest(folder, leave_out=()):
+    """Hex SHA-256 of a folder's files (their paths inside it and their bytes), compiled ones and
+    the paths in leave_out left out."""
     digest = hashlib.sha256()
     for path in sorted(
         os.path.join(d, n)
@@ -160,8 +165,10 @@ def folder_digest(folder):
         for n in names
         if "__pycache__" not in d
     ):
-        with open(path, "rb") as f:
-            digest.update(os.path.relpath(path, folder).encode() + b"\0" + f.read())
+        inside = os.path.relpath(path, folder)
+        if inside.replace(os.sep, "/") not in leave_out:
+            with open(path, "rb") as f:
+                digest.update(inside.encode() + b"\0" + f.read())
     return digest.hexdigest()
 
 
@@ -372,10 +379,56 @@ def build(out=SITE):
             f.write(landing_page(content))
         # GitHub Pages (publishing from a branch) drops files named _*, such as __init__.py
         open(os.path.join(out, ".nojekyll"), "w").close()
+        kept = offline(out)
+        print(f"offline: service-worker.js keeps {kept} files after the first visit", flush=True)
     size = course.folder_size(out)
     where = os.path.relpath(out, ROOT) if out.startswith(ROOT + os.sep) else out
     print(f"{where}/: {size / 2**20:.1f} MiB in {time.monotonic() - start:.0f} s", flush=True)
     return out
+
+
+def site_files(out):
+    """The addresses of every file of the site, relative to its root, as a browser asks for them:
+    each file, and each folder that has an index.html (./, lab/, ...)."""
+    found = []
+    for folder, subfolders, names in os.walk(out):
+        subfolders.sort()
+        here = os.path.relpath(folder, out).replace(os.sep, "/")
+        prefix = "" if here == "." else here + "/"
+        if "index.html" in names:
+            found.append(prefix or "./")
+        found += [prefix + n for n in sorted(names) if prefix + n not in NOT_KEPT]
+    return [
+        urllib.parse.quote(path, safe="/@+:~!$&'()*,;=") for path in found
+    ]  # as pages spell them
+
+
+def offline(out):
+    """Make the site work offline after the first visit: service-worker.js (lite/'s, with the
+    site's version and file list) keeps every file in the browser, and manifest.webmanifest lets
+    the site be installed as an app. Returns how many addresses the service worker keeps."""
+    manifest = {
+        "name": "Attention by hand",
+        "short_name": "Attention",
+        "description": "Every piece of a transformer block, written in plain Python in the browser",
+        "start_url": "./index.html",
+        "scope": "./",
+        "display": "standalone",
+        "background_color": "#ffffff",
+        "icons": [
+            {"src": f"./icon-{size}x{size}.png", "type": "image/png", "sizes": f"{size}x{size}"}
+            for size in (120, 512)
+        ],
+    }
+    write_json(os.path.join(out, "manifest.webmanifest"), manifest)
+    files = site_files(out)
+    with open(os.path.join(HERE, "service-worker.js"), encoding="utf-8") as f:
+        worker = f.read()
+    version = folder_digest(out, NOT_KEPT)[:16]  # a new site, a new worker: browsers take it
+    worker = worker.replace("__VERSION__", version).replace("__FILES__", json.dumps(files))
+    with open(os.path.join(out, "service-worker.js"), "w", encoding="utf-8") as f:
+        f.write(worker)
+    return len(files)
 
 
 def install_kernel(pyodide_dir, work, *more_wheels):

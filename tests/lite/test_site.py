@@ -18,6 +18,7 @@ import re
 import shutil
 import subprocess
 import time
+import urllib.request
 import zipfile
 
 import nbformat
@@ -158,6 +159,39 @@ def test_kernel_wheels_are_the_versions_the_course_pins():
     course_pins = pins(os.path.join(ROOT, "requirements.txt"))
     for name, version in pins(build.REQUIREMENTS).items():
         assert course_pins.get(name) == version, name
+
+
+def test_the_service_worker_keeps_every_file_a_page_asks_for(tmp_path):
+    """offline() lists each file of the site, and each folder with an index.html, spelled as a
+    page asks for them ('@' and '+' as they are, a space escaped), and leaves out what no page
+    asks for; the worker's version changes with any file of the site."""
+    made = ["index.html", "lab/index.html", "build/themes/@jupyterlab/light/index.css",
+            "static/pyodide/checkpoints-0+course.1-py3-none-any.whl", "files/en/a b.ipynb",
+            "service-worker.js", "package.json", "icon-120x120.png"]  # fmt: skip
+    for path in made:
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text(path)
+
+    def worker():
+        text = (tmp_path / "service-worker.js").read_text()
+        version = re.search(r'const VERSION = "(\w+)";', text).group(1)
+        files = json.loads(re.search(r"const FILES = (\[.*\]);", text).group(1))
+        return version, files
+
+    assert build.offline(str(tmp_path)) == 9
+    version, files = worker()
+    assert sorted(files) == sorted([
+        "./", "index.html", "lab/", "lab/index.html", "build/themes/@jupyterlab/light/index.css",
+        "static/pyodide/checkpoints-0+course.1-py3-none-any.whl", "files/en/a%20b.ipynb",
+        "icon-120x120.png", "manifest.webmanifest",
+    ])  # fmt: skip
+    manifest = json.loads((tmp_path / "manifest.webmanifest").read_text())
+    assert manifest["start_url"] == "./index.html" and manifest["display"] == "standalone"
+    build.offline(str(tmp_path))
+    assert worker()[0] == version  # the same site, the same worker
+    (tmp_path / "files" / "en" / "a b.ipynb").write_text("changed")
+    build.offline(str(tmp_path))
+    assert worker()[0] != version
 
 
 def test_a_folder_that_is_no_site_is_never_replaced(tmp_path):
@@ -545,7 +579,7 @@ def in_language(locale, words):
 
 @pytest.mark.nbgrader
 @pytest.mark.browser
-def test_a_learner_works_in_the_browser_offline(served, browser_context):
+def test_a_learner_works_in_the_browser_from_the_site_alone(served, browser_context):
     """From the landing page: notebook 1 opens, a correct softmax passes its checkpoint with a
     picture, progress() and hand_in() work, the zip downloads and, collected and autograded,
     earns exactly step 1's points; after a reload the notebook and model.py still hold the work;
@@ -613,6 +647,50 @@ def test_a_learner_works_in_the_browser_offline(served, browser_context):
     assert "top = max(xs)" in notebook_page.cell_source(page, notebook, EXERCISE)
     notebook_page.open_document(page, "en/model.py")
     assert "top = max(xs)" in notebook_page.document_text(page, "en/model.py")
+    assert browser_context.outside == [], browser_context.outside[:5]
+
+
+def server_answers(base):
+    """Whether a server answers at base."""
+    try:
+        urllib.request.urlopen(base + "/index.html", timeout=5).close()
+        return True
+    except OSError:
+        return False
+
+
+@pytest.mark.nbgrader
+@pytest.mark.browser
+def test_the_site_works_with_the_server_stopped_after_the_first_visit(site, browser_context):
+    """A learner opens the landing page and notebook 1 once; then the server stops. The landing
+    page and the notebook open again, the kernel starts, a correct softmax passes its checkpoint,
+    the edit saves, and after a reload the notebook and model.py hold it: all from this browser."""
+    notebook = "en/01-softmax.ipynb"
+    page = browser_context.new_page()
+    with serving(site) as base:
+        page.goto(base + "/index.html")
+        page.get_by_role("link", name="Step 1 · Softmax that never overflows").click()
+        notebook_page.wait_for_notebook(page, notebook, EXERCISE)
+        # the site's service worker takes over once it has kept every file of the site
+        page.wait_for_function("navigator.serviceWorker.controller !== null", timeout=120_000)
+    assert not server_answers(base)
+
+    page.goto(base + "/index.html")
+    page.get_by_role("link", name="Step 1 · Softmax that never overflows").click()
+    typed = type_exercise(page, notebook, SOFTMAX)
+    run_all(page)
+    expect(outputs(page, notebook, CHECKS)).to_contain_text(
+        "softmax: all 8 checks hold", timeout=180_000
+    )
+    notebook_page.wait_for_run(page, notebook)
+    page.keyboard.press("Control+S")
+    notebook_page.wait_for_stored_source(page, notebook, EXERCISE, typed)
+    page.reload()
+    notebook_page.wait_for_notebook(page, notebook, EXERCISE)
+    assert "top = max(xs)" in notebook_page.cell_source(page, notebook, EXERCISE)
+    notebook_page.open_document(page, "en/model.py")
+    assert "top = max(xs)" in notebook_page.document_text(page, "en/model.py")
+    assert not server_answers(base)
     assert browser_context.outside == [], browser_context.outside[:5]
 
 

@@ -1,0 +1,73 @@
+// The course site's service worker: every file of the site kept in the browser on the first visit,
+// so that the course opens, saves and runs with the server gone. lite/build.py writes the site's
+// version and its file list into the two lines below (this file replaces JupyterLite's own, at the
+// address JupyterLite registers, and also does the one job of that one: it carries Python's file
+// requests to the page, which answers them from the browser's storage).
+const VERSION = "__VERSION__";
+const FILES = __FILES__;
+
+const CACHE = `attention-site-${VERSION}`;
+const CHANNEL = new BroadcastChannel("/sw-api.v1"); // the page's end: JupyterLite's contents
+
+// Installing: fetch every file of this version; the worker takes over once all are kept.
+self.addEventListener("install", (event) => {
+  self.skipWaiting();
+  event.waitUntil(caches.open(CACHE).then((cache) => cache.addAll(FILES)));
+});
+
+// Taking over: the pages open now, and no cache of an older version is kept.
+self.addEventListener("activate", (event) => {
+  event.waitUntil(
+    (async () => {
+      const names = await caches.keys();
+      const old = names.filter((n) => n.startsWith("attention-site-") && n !== CACHE);
+      await Promise.all(old.map((n) => caches.delete(n)));
+      await self.clients.claim();
+    })(),
+  );
+});
+
+self.addEventListener("fetch", (event) => {
+  const url = new URL(event.request.url);
+  if (url.origin !== location.origin) {
+    return; // nothing of the course is elsewhere: left to the browser
+  }
+  if (url.pathname.endsWith("/api/service-worker-heartbeat")) {
+    event.respondWith(new Response("ok"));
+  } else if (url.pathname.includes("/api/drive") || url.pathname.includes("/api/stdin/")) {
+    event.respondWith(askThePage(event.request, url));
+  } else if (event.request.method === "GET") {
+    event.respondWith(fromTheSite(event.request));
+  }
+});
+
+// A file of the site: the kept copy (the address without its ?query names the file), else the
+// network.
+async function fromTheSite(request) {
+  const cache = await caches.open(CACHE);
+  const kept = await cache.match(request, { ignoreSearch: true });
+  return kept || fetch(request);
+}
+
+// Python's request for a file of the learner's (or for input()): handed to the page that opened
+// the kernel, whose answer comes back on the same channel with the same ids.
+async function askThePage(request, url) {
+  const message = await request.json();
+  message.requestId = message.requestId || crypto.randomUUID();
+  message.pathname = url.pathname;
+  const answer = new Promise((resolve) => {
+    const listen = (event) => {
+      const reply = event.data;
+      if (
+        reply.browsingContextId === message.browsingContextId &&
+        reply.requestId === message.requestId
+      ) {
+        CHANNEL.removeEventListener("message", listen);
+        resolve(new Response(JSON.stringify(reply.response)));
+      }
+    };
+    CHANNEL.addEventListener("message", listen);
+  });
+  CHANNEL.postMessage(message);
+  return answer;
+}
