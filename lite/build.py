@@ -341,8 +341,12 @@ def landing_page(content):
             f"<p>{html.escape(lookup('handin', k, code=code))}</p>" for k in ("parts", "how_to")
         )
         blocks.append(f'<section lang="{code}"><h2>{name}</h2><ul>{links}</ul>{notes}</section>')
+    updated = {code: {k: lookup("site", k, code=code) for k in ("updated", "reload")}
+               for code in editions.languages()}  # fmt: skip
+    script_data = json.dumps(updated, ensure_ascii=False).replace("<", "\\u003c")
     with open(os.path.join(HERE, "index.html"), encoding="utf-8") as f:
-        return string.Template(f.read()).substitute(editions="\n".join(blocks))
+        page = string.Template(f.read())
+    return page.substitute(editions="\n".join(blocks), updated=script_data)
 
 
 def kernel_wheels():

@@ -694,6 +694,83 @@ def test_the_site_works_with_the_server_stopped_after_the_first_visit(site, brow
     assert browser_context.outside == [], browser_context.outside[:5]
 
 
+REPUBLISHED = "Republished: the course's second version"  # in what the second build changed
+
+
+def second_version(out, monkeypatch):
+    """A real `make site` build into out, of the course with what a republished course might
+    change: notebooks 1 and 2 gain a second cell, a notebook is added, and the checkpoints package
+    gains a module."""
+    workspaces = build.workspaces
+
+    def changed(dest):
+        workspaces(dest)
+        for code in editions.languages():
+            folder = os.path.join(dest, code)
+            for name in ("01-softmax.ipynb", "02-attention.ipynb"):
+                book = nbformat.read(os.path.join(folder, name), as_version=4)
+                book.cells.insert(1, nbformat.v4.new_markdown_cell(REPUBLISHED))
+                nbformat.write(book, os.path.join(folder, name))
+            book = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(REPUBLISHED)])
+            nbformat.write(book, os.path.join(folder, "09-republished.ipynb"))
+            with open(os.path.join(folder, "checkpoints", "republished.py"), "w") as f:
+                f.write(f"MARK = {REPUBLISHED!r}\n")
+        return dest
+
+    monkeypatch.setattr(build, "workspaces", changed)
+    return build.build(str(out))
+
+
+STORED = """async (path) => {
+  const model = await window.jupyterapp.serviceManager.contents.get(path, { content: true });
+  return JSON.stringify(model.content);
+}"""
+
+
+@pytest.mark.nbgrader
+@pytest.mark.browser
+def test_a_republished_site_says_so_and_keeps_the_learners_edits(
+    site, browser_context, tmp_path, monkeypatch
+):
+    """A learner edits and saves notebook 1 on the site as first published; the course is then
+    republished at the same address (a second build). The landing page says so; after its
+    reload button, notebook 1 still holds the learner's work and not the new version's, notebook 2
+    (never changed) is the new version's, the added notebook is listed, and the kernel imports
+    the checkpoints package's new module."""
+    second = second_version(tmp_path / "second", monkeypatch)
+    published = tmp_path / "published"
+    shutil.copytree(site, published)
+    notebook = "en/01-softmax.ipynb"
+    page = browser_context.new_page()
+    with serving(str(published)) as base:
+        page.goto(base + "/index.html")
+        page.get_by_role("link", name="Step 1 · Softmax that never overflows").click()
+        typed = type_exercise(page, notebook, SOFTMAX)
+        page.keyboard.press("Control+S")
+        notebook_page.wait_for_stored_source(page, notebook, EXERCISE, typed)
+        page.wait_for_function("navigator.serviceWorker.controller !== null", timeout=120_000)
+
+        shutil.rmtree(published)
+        shutil.copytree(second, published)  # the instructor republishes
+        page.goto(base + "/index.html")
+        note = page.locator("#updated")
+        expect(note).to_be_visible(timeout=120_000)
+        expect(note).to_contain_text("This course has been updated since your last visit")
+        note.get_by_role("button", name="Reload").click()
+        page.get_by_role("link", name="Step 1 · Softmax that never overflows").click()
+        notebook_page.wait_for_notebook(page, notebook, EXERCISE)
+        assert "top = max(xs)" in notebook_page.cell_source(page, notebook, EXERCISE)
+        kept = page.evaluate(STORED, notebook)
+        assert "top = max(xs)" in kept and REPUBLISHED not in kept
+        assert REPUBLISHED in page.evaluate(STORED, "en/02-attention.ipynb")
+        assert "09-republished.ipynb" in page.evaluate(STORED, "en")
+        type_exercise(page, notebook, "import checkpoints.republished\n"
+                      "print(checkpoints.republished.MARK)\n")  # fmt: skip
+        page.keyboard.press("Shift+Enter")
+        expect(outputs(page, notebook, EXERCISE)).to_contain_text(REPUBLISHED, timeout=180_000)
+    assert browser_context.outside == [], browser_context.outside[:5]
+
+
 @pytest.mark.nbgrader
 @pytest.mark.browser
 def test_the_korean_edition_answers_in_korean(served, browser_context):
