@@ -132,8 +132,8 @@ def package_wheel(source, dest, version="0+course"):
     name = os.path.basename(source)
     info = f"{name}-{version}.dist-info"
     files = {}
-    for folder, subfolders, names in sorted(os.walk(source)):
-        subfolders[:] = sorted(d for d in subfolders if d != "__pycache__")
+    for folder, subfolders, names in os.walk(source):
+        subfolders[:] = sorted(d for d in subfolders if d != "__pycache__")  # in order, pruned
         for n in sorted(names):
             if not n.endswith(".pyc"):
                 path = os.path.join(folder, n)
@@ -284,9 +284,9 @@ def edition_apps(out):
     with open(os.path.join(out, "jupyter-lite.json"), encoding="utf-8") as f:
         site = json.load(f)["jupyter-config-data"]["litePluginSettings"][KERNEL_PLUGIN]
     for code in editions.languages():
-        pyodide_options = copy.deepcopy(site["loadPyodideOptions"])
         if code == editions.ENGLISH:
             continue
+        pyodide_options = copy.deepcopy(site["loadPyodideOptions"])
         app = os.path.join(out, app_of(code))
         shutil.copytree(os.path.join(out, "lab"), app)
         with open(os.path.join(app, "jupyter-lite.json"), encoding="utf-8") as f:
