@@ -259,12 +259,16 @@ class Judgement(core.Remembered):
         ]
 
     def prepare(self, grade_ids):
-        """Start, all at once, the workers these cells will need: each sandbox starts and loads
-        its sections while the groups judged before it run (it saves their wall time, not CPU)."""
+        """Start, all at once, the workers these cells will need, then decide the cells that need
+        none (the artifacts, checked in this process) while the sandboxes start and load. Each
+        worker also starts while the groups judged before it run. It saves wall time, not CPU."""
         for grade_id in grade_ids:
             kind, name = CELLS[grade_id]
             if kind != "artifact" and self.not_gradable(needed(name)) is None:
                 self.started(name)
+        for grade_id in grade_ids:
+            if CELLS[grade_id][0] == "artifact":
+                self.verdict(grade_id)
 
     def started(self, group):
         """The group's worker, started (or the reason it could not start). Groups that load the

@@ -6,7 +6,7 @@ import os
 import pytest
 
 import xslm
-from checkpoints.xslm import probes
+from checkpoints.xslm import artifacts, probes
 from checkpoints.xslm.checks import CLAIMS, Probe
 from grading.authoring.mistakes import part_two
 from grading.judge import xslm as xslm_judge
@@ -115,6 +115,32 @@ def test_a_hidden_checks_diagnosis_reuses_the_answers_its_groups_visible_cells_g
     assert not verdicts["xslm02-layers-hidden"].passed
     assert "engine.softmax_no_shift" in verdicts["xslm02-layers-hidden"].record["diagnosis"]
     assert len(asked) == len(set(asked))
+
+
+def test_prepare_decides_the_artifact_cells_while_the_workers_start_and_as_without_it(tmp_path):
+    """prepare() decides the cells checked in the judge's own process (the artifacts) before any
+    verdict is asked for, and decides them as a judgement without prepare() does: a tampered
+    samples file fails both ways, with the same words."""
+    folder = handed_in(tmp_path)
+    samples = os.path.join(folder, "outputs", artifacts.SAMPLES_FILE)
+    with open(samples, "a", encoding="utf-8") as f:
+        f.write("a line the model never wrote\n")
+    ahead = xslm_judge.Judgement(folder)
+    try:
+        ahead.prepare(list(xslm_judge.CELLS))
+        artifact_cells = {g for g, (kind, _) in xslm_judge.CELLS.items() if kind == "artifact"}
+        assert set(ahead.verdicts) == artifact_cells
+        decided = dict(ahead.verdicts)
+    finally:
+        ahead.close()
+    plain = xslm_judge.Judgement(folder)
+    try:
+        for grade_id in artifact_cells:
+            assert plain.verdict(grade_id) == decided[grade_id]
+    finally:
+        plain.close()
+    assert not decided["xslm05-samples-artifact"].passed
+    assert decided["xslm04-loss-artifact"].passed
 
 
 def started_processes(judgement):
