@@ -49,19 +49,21 @@ system-postgres:
 ## make lab: learner workspace from the student edition, then JupyterLab on notebook 1
 ## EDITION=ko or ja: the Korean or Japanese edition (default en; not LANG, the locale variable), with
 ## JupyterLab's own menus in that language (notebooks/editions/<code>/lab/overrides.json)
-## PART=xslm: part two (the tiny GPT), added to the same workspace, opened on its notebook 1
+## PART=xslm: part two (the tiny GPT), in the same workspace, opened on its notebook 1; each part
+## has its folder there (grading/parts.py): part-1-attention/, part-2-gpt/; the Lab's file browser
+## starts at the workspace (root_dir), which a notebook to open would otherwise replace by its folder
 EDITION ?= en
 PART ?= attention
 LMS ?= plain
 COLUMNS ?= total
 WORKSPACE ?= workspace
 LAB_FLAGS ?=
-FIRST_NOTEBOOK := $(if $(filter xslm,$(PART)),01-engine.ipynb,01-softmax.ipynb)
+FIRST_NOTEBOOK := $(if $(filter xslm,$(PART)),part-2-gpt/01-engine.ipynb,part-1-attention/01-softmax.ipynb)
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)   # containers and CI machines run as root
 lab: $(BIN)/.installed
 	$(BIN)/python -m grading workspace $(WORKSPACE) --edition $(EDITION) --part $(PART)
 	cd $(WORKSPACE) && JUPYTER_CONFIG_DIR=$(CURDIR)/notebooks/lab-config \
-		$(CURDIR)/$(BIN)/jupyter lab $(ROOT_FLAG) \
+		$(CURDIR)/$(BIN)/jupyter lab $(ROOT_FLAG) --ServerApp.root_dir=. \
 		--LabApp.app_settings_dir=$(CURDIR)/notebooks/editions/$(EDITION)/lab $(LAB_FLAGS) $(FIRST_NOTEBOOK)
 
 ## make site: the whole course as a static site in site/ (SITE=dir: elsewhere) that runs in the browser

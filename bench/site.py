@@ -17,6 +17,7 @@ import tempfile
 import time
 
 from grading.authoring import course
+from grading.parts import ASSIGNMENT, PARTS
 from lite import build
 from tests.fixtures.lab_server import serving
 from tests.test_browser import CHROMIUM, CHROMIUM_FLAGS, SOFTMAX
@@ -65,7 +66,7 @@ def main(argv):
         for part in ("static/pyodide", "build", "files"):
             print(f"  {part}: {folder_mib(os.path.join(site, part)):.1f} MiB")
         with serving(site) as base:
-            url = f"{base}/lab/index.html?path=en/01-softmax.ipynb"
+            url = f"{base}/lab/index.html?path=en/{PARTS[ASSIGNMENT].folder}/01-softmax.ipynb"
             with sync_playwright() as p:
                 browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
                 for run in range(1, runs + 1):

@@ -1,4 +1,4 @@
-"""Terminal commands of the checkpoints package, run from your workspace folder.
+"""Terminal commands of the checkpoints package, run in a part's folder of your workspace.
 
 python -m checkpoints progress     # every part's checkpoints and artifacts: holds / fails / waits
 """

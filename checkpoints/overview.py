@@ -2,12 +2,13 @@
 
     from checkpoints import progress; progress()        # in part one's notebooks
     from checkpoints.xslm import progress; progress()   # in part two's
-    python -m checkpoints progress                      # in a terminal, from your workspace
+    python -m checkpoints progress                      # in a terminal, in a part's folder
 
 Every view shows each part this package holds, in the course's order, so one part never says
-"done" while another is still open. A part takes part by having a `status` module with ORDER
-and `part_progress(folder)` (not named `progress`: that is the function each part's package
-exports); a part's release ships its own part only, and then shows only it.
+"done" while another is still open; each part is read from its own folder of the workspace. A
+part takes part by having a `status` module with ORDER, FOLDER and `part_progress(folder)` (not
+named `progress`: that is the function each part's package exports); a part's release ships its
+own part only, and then shows only it.
 """
 
 import html
@@ -139,6 +140,18 @@ def parts_here():
     return sorted(found, key=lambda module: module.ORDER)
 
 
+def part_folder(folder, part):
+    """Where part's files are, seen from folder: folder itself when it is that part's folder
+    (or a folder of another layout, such as a submission), else its sibling or child of that
+    part's name (a workspace holds part-1-attention/ and part-2-gpt/ side by side)."""
+    here = os.path.abspath(folder)
+    others = {module.FOLDER for module in parts_here()} - {part.FOLDER}
+    if os.path.basename(here) in others:
+        return os.path.join(os.path.dirname(here), part.FOLDER)
+    child = os.path.join(here, part.FOLDER)
+    return child if os.path.isdir(child) else here
+
+
 def progress(folder="."):
     """Every part's steps and artifacts checked in a workspace, never stopping at a failure."""
-    return Progress(tuple(module.part_progress(folder) for module in parts_here()))
+    return Progress(tuple(p.part_progress(part_folder(folder, p)) for p in parts_here()))

@@ -12,9 +12,11 @@ name.
 import importlib
 from dataclasses import dataclass
 
+from checkpoints.attention import status as attention_status
 from checkpoints.attention.artifacts import ARTIFACT_CHECKS, OUTPUTS
 from checkpoints.attention.modelfile import MODEL_FILE
 from checkpoints.xslm import artifacts as xslm_artifacts
+from checkpoints.xslm import status as xslm_status
 from grading import paths
 
 
@@ -24,6 +26,7 @@ class Part:
 
     name: str  # the assignment: notebooks/<name>/, submitted/<student>/<name>/
     label: str  # how a learner counts its notebooks: "8 part-one notebooks"
+    folder: str  # its folder in a learner's workspace and on the site: part-1-attention
     learner_files: list  # what the learner makes: graded as submitted, never replaced
     reference: dict  # {file its masters write: where the repository keeps it}
     judge: str  # its module of grading/judge: Judgement, CELLS, judge_folder
@@ -60,6 +63,7 @@ PARTS = {
         Part(
             name="attention",
             label="part-one",
+            folder=attention_status.FOLDER,
             learner_files=[MODEL_FILE] + [f"{OUTPUTS}/{name}" for name in ARTIFACT_CHECKS],
             reference={MODEL_FILE: MODEL_FILE, **outputs(ARTIFACT_CHECKS)},
             judge="grading.judge.attention",
@@ -71,6 +75,7 @@ PARTS = {
         Part(
             name="xslm",
             label="part-two",
+            folder=xslm_status.FOLDER,
             learner_files=["engine.py", "gpt.py"] + [f"{OUTPUTS}/{n}" for n in XSLM_ARTIFACTS],
             reference={
                 "engine.py": "xslm/engine.py",

@@ -245,8 +245,9 @@ def lite_config(packages):
 
 
 def workspaces(dest):
-    """dest/<edition>/: each edition's student notebooks of both parts, model.py and the
-    checkpoints package, exactly as `make lab EDITION=<edition>` (then PART=xslm) prepares them."""
+    """dest/<edition>/<part's folder>/: each edition's student notebooks of each part, the files
+    they save and the part's checkpoints package, exactly as `make lab EDITION=<edition>` (then
+    PART=xslm) prepares them."""
     from grading.authoring import editions
     from grading.parts import PARTS
 
@@ -332,9 +333,9 @@ def landing_page(content):
     blocks = []
     for code in editions.languages():
         links = "".join(
-            f'<li><a href="{app_of(code)}/index.html?path={code}/{name}">'
-            f"{html.escape(first_heading(os.path.join(content, code, name)))}</a></li>"
-            for name in (notebooks(part.masters)[0] for part in PARTS.values())
+            f'<li><a href="{app_of(code)}/index.html?path={code}/{path}">'
+            f"{html.escape(first_heading(os.path.join(content, code, path)))}</a></li>"
+            for path in (f"{p.folder}/{notebooks(p.masters)[0]}" for p in PARTS.values())
         )
         name = html.escape(editions.details(code)["name"])
         notes = "".join(
@@ -447,7 +448,8 @@ def install_kernel(pyodide_dir, work, *more_wheels):
 
 
 def checkpoints_wheel(content, dest):
-    """The checkpoints package of the site's workspaces as one wheel in dest, taken out of them.
+    """The checkpoints package of the site's workspaces, every part's share, as one wheel in
+    dest, taken out of them.
 
     Python imports it from the kernel's own memory then: from the browser's storage each file
     the import system looks at is a request, and notebook 1's first cell took about 4 s. The
@@ -455,18 +457,23 @@ def checkpoints_wheel(content, dest):
     as ATTENTION_EDITION instead (edition_apps). The version is the package's digest, so a
     browser never keeps an old one.
     """
-    copies = [os.path.join(content, code, LEARNER_PACKAGE) for code in sorted(os.listdir(content))]
-    for folder in copies:
-        edition_file = os.path.join(folder, "locales", "edition")
-        if os.path.exists(edition_file):
-            os.remove(edition_file)
-    digests = {folder_digest(folder) for folder in copies}
+    from grading.parts import PARTS
+
+    wholes = []
+    for code in sorted(os.listdir(content)):
+        whole = os.path.join(dest, "package", code, LEARNER_PACKAGE)
+        for part in PARTS.values():
+            share = os.path.join(content, code, part.folder, LEARNER_PACKAGE)
+            edition_file = os.path.join(share, "locales", "edition")
+            if os.path.exists(edition_file):
+                os.remove(edition_file)
+            shutil.copytree(share, whole, dirs_exist_ok=True)  # shares of one package
+            shutil.rmtree(share)
+        wholes.append(whole)
+    digests = {folder_digest(folder) for folder in wholes}
     if len(digests) != 1:
         raise SystemExit("the editions' checkpoints packages differ beyond their edition file")
-    wheel = package_wheel(copies[0], dest, version=f"0+course.{digests.pop()[:12]}")
-    for folder in copies:
-        shutil.rmtree(folder)
-    return wheel
+    return package_wheel(wholes[0], dest, version=f"0+course.{digests.pop()[:12]}")
 
 
 def jupyter_lite_build(lite_dir, content, out):

@@ -36,7 +36,8 @@ SOFTMAX = '''def softmax(xs):
     total = sum(exps)
     return [e / total for e in exps]
 '''
-NOTEBOOK, EXERCISE = "01-softmax.ipynb", "step01-softmax-solution"  # the exercise cell's grade id
+NOTEBOOK = "part-1-attention/01-softmax.ipynb"
+EXERCISE = "step01-softmax-solution"  # the exercise cell's grade id
 
 
 @pytest.fixture(scope="module")
@@ -59,7 +60,7 @@ def page(lab):
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
         tab = browser.new_page(viewport={"width": 1280, "height": 1600})
-        tab.goto(f"{base}/lab/tree/01-softmax.ipynb?token={token}")
+        tab.goto(f"{base}/lab/tree/{NOTEBOOK}?token={token}")
         tab.wait_for_selector(".jp-Notebook .jp-Cell", timeout=120_000)
         yield tab
         browser.close()

@@ -29,17 +29,17 @@ def test_make_lab_serves_the_workspace(tmp_path):
     token = "labtest"
     with running_lab(tmp_path / "ws", token, timeout=120) as (url, status):
         assert json.loads(status)["started"]
-        code, page = get(f"{url}/lab/tree/01-softmax.ipynb?token={token}")
+        code, page = get(f"{url}/lab/tree/part-1-attention/01-softmax.ipynb?token={token}")
         assert code == 200 and "JupyterLab" in page
-        code, listing = get(f"{url}/api/contents?token={token}")
-        names = {item["name"] for item in json.loads(listing)["content"]}
+        assert listed(url, token, "") == {"part-1-attention"}  # part two's comes with PART=xslm
+        names = listed(url, token, "part-1-attention")
         assert {"01-softmax.ipynb", "08-notes.ipynb", "model.py", "checkpoints"} <= names
         # no instructor tools (nbgrader) and no developer tools (jupytext) in the learner's Lab
         config = re.search(r'id="jupyter-config-data"[^>]*>(.*?)</script>', page, re.S)
         disabled = json.loads(config.group(1))["disabledExtensions"]
         assert {"@jupyter/nbgrader", "jupyterlab-jupytext"} <= set(disabled)
         assert status_of(f"{url}/formgrader?token={token}") == 404
-        as_notebook = f"{url}/api/contents/model.py?type=notebook&token={token}"
+        as_notebook = f"{url}/api/contents/part-1-attention/model.py?type=notebook&token={token}"
         assert status_of(as_notebook) == 400  # jupytext's contents manager would open it (200)
         assert lab_locale(url, token) == "default"  # English, the learner's to change
         news = "@jupyterlab/apputils-extension:notification"  # no news question, no fetch
@@ -52,15 +52,23 @@ def test_make_lab_edition_ko_serves_the_korean_edition(tmp_path):
     told to speak Korean."""
     token = "labtest"
     with running_lab(tmp_path / "ws", token, timeout=120, edition="ko") as (url, _):
-        code, body = get(f"{url}/api/contents/01-softmax.ipynb?token={token}")
+        code, body = get(f"{url}/api/contents/part-1-attention/01-softmax.ipynb?token={token}")
         first = json.loads(body)["content"]["cells"][0]["source"]
         assert code == 200 and first.startswith("# 1단계")
-        code, body = get(f"{url}/api/contents/checkpoints/locales/edition?token={token}")
+        edition = "part-1-attention/checkpoints/locales/edition"
+        code, body = get(f"{url}/api/contents/{edition}?token={token}")
         assert code == 200 and json.loads(body)["content"].strip() == "ko"
         assert lab_locale(url, token) == "ko_KR"  # JupyterLab's menus, from its language pack
         code, body = get(f"{url}/lab/api/translations/ko_KR?token={token}")
         menus = json.loads(body)["data"]["jupyterlab"]
         assert code == 200 and menus["Edit"] == ["편집"] and menus["Settings"] == ["설정"]
+
+
+def listed(url, token, folder):
+    """The names of a workspace folder's entries, as the Lab's contents API lists them."""
+    code, listing = get(f"{url}/api/contents/{folder}?token={token}")
+    assert code == 200
+    return {item["name"] for item in json.loads(listing)["content"]}
 
 
 def lab_locale(url, token):
@@ -93,7 +101,7 @@ def test_the_lab_speaks_the_editions_language(tmp_path, edition, menus):
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
             tab = browser.new_page(viewport={"width": 1280, "height": 800})
-            tab.goto(f"{base}/lab/tree/01-softmax.ipynb?token={token}")
+            tab.goto(f"{base}/lab/tree/part-1-attention/01-softmax.ipynb?token={token}")
             tab.wait_for_selector(".jp-Notebook .jp-Cell", timeout=120_000)
             labels = tab.locator(".lm-MenuBar-itemLabel").all_inner_texts()
             os.makedirs(ARTIFACTS, exist_ok=True)
@@ -103,20 +111,22 @@ def test_the_lab_speaks_the_editions_language(tmp_path, edition, menus):
 
 
 def test_make_lab_part_two_joins_the_same_workspace(tmp_path):
-    """make lab, then make lab PART=xslm in the same workspace: part one's notebooks stay, part
-    two's five join them with engine.py, and notebook 1 of part two opens."""
+    """make lab, then make lab PART=xslm in the same workspace: part one's folder stays, part
+    two's joins it with its five notebooks and engine.py, and notebook 1 of part two opens."""
     from grading.authoring import course
 
     course.workspace(str(tmp_path / "ws"))
     token = "labtest"
     with running_lab(tmp_path / "ws", token, timeout=120, part="xslm") as (url, _):
-        code, page = get(f"{url}/lab/tree/01-engine.ipynb?token={token}")
+        code, page = get(f"{url}/lab/tree/part-2-gpt/01-engine.ipynb?token={token}")
         assert code == 200 and "JupyterLab" in page
-        code, listing = get(f"{url}/api/contents?token={token}")
-        names = {item["name"] for item in json.loads(listing)["content"]}
-        assert {"01-softmax.ipynb", "model.py", "01-engine.ipynb", "05-generate.ipynb"} <= names
-        assert "engine.py" in names and "gpt.py" not in names  # gpt.py comes with step 3's save
-        code, body = get(f"{url}/api/contents/checkpoints/xslm/corpus.txt?token={token}")
+        assert listed(url, token, "") == {"part-1-attention", "part-2-gpt"}
+        assert {"01-softmax.ipynb", "model.py"} <= listed(url, token, "part-1-attention")
+        names = listed(url, token, "part-2-gpt")
+        assert {"01-engine.ipynb", "05-generate.ipynb", "engine.py"} <= names
+        assert "gpt.py" not in names  # gpt.py comes with step 3's save
+        corpus = "part-2-gpt/checkpoints/xslm/corpus.txt"
+        code, body = get(f"{url}/api/contents/{corpus}?token={token}")
         assert code == 200
 
 
@@ -165,7 +175,7 @@ def test_make_lab_says_what_it_added_and_what_it_left_alone(tmp_path, capsys):
         return capsys.readouterr().out.strip().splitlines()[-1]
 
     assert said().endswith(": added 8 part-one notebooks; checkpoints/ refreshed")
-    notebook = tmp_path / "ws" / "01-softmax.ipynb"
+    notebook = tmp_path / "ws" / "part-1-attention" / "01-softmax.ipynb"
     notebook.write_text(notebook.read_text().replace("Softmax", "My softmax"))
     assert said(assignment="xslm").endswith(
         ": added 5 part-two notebooks; your 8 part-one notebooks are untouched; "

@@ -10,6 +10,7 @@ from .modelfile import MODEL_FILE, STEPS, broken_message, load_model
 from .steps import CHECKS
 
 ORDER = 1  # the course's first part
+FOLDER = "part-1-attention"  # its folder in a workspace: its notebooks, model.py, outputs/
 NOTEBOOKS = {
     "softmax": "01-softmax",
     "attention": "02-attention",

@@ -9,6 +9,7 @@ from . import artifacts, files
 from .checks import CHECKS, Local, checkpoint_report
 
 ORDER = 2  # after part one
+FOLDER = "part-2-gpt"  # its folder in a workspace: its notebooks, engine.py, gpt.py, outputs/
 NOTEBOOKS = {
     "Value": "01-engine",
     "softmax": "02-layers",

@@ -2,9 +2,9 @@
 
 python -m grading release [--edition ko]     # student edition in release/attention
                                              # (another edition: release-ko/attention)
-python -m grading workspace [--edition ko]   # learner workspace in workspace/
+python -m grading workspace [--edition ko]   # learner workspace: workspace/part-1-attention/
 python -m grading release --part xslm        # part two's student edition: release/xslm
-python -m grading workspace --part xslm      # part two's notebooks, in the same workspace
+python -m grading workspace --part xslm      # part two's notebooks: workspace/part-2-gpt/
 """
 
 import os
@@ -147,33 +147,92 @@ def what_changed(before, part, added):
     return "; ".join(said + ["checkpoints/ refreshed"])
 
 
-def workspace(dest=WORKSPACE, edition=ENGLISH, assignment=ASSIGNMENT):
-    """Copy the student edition into dest without touching anything the learner already has.
+def shown(path):
+    """path as a message names it: from the repository when it is inside, else in full."""
+    inside = os.path.commonpath([os.path.abspath(path), ROOT]) == ROOT
+    return os.path.relpath(path, ROOT) if inside else os.path.abspath(path)
 
-    Both parts share one workspace: part two's notebooks go beside part one's.
+
+def flat_files(dest, part):
+    """A part's files at the top of a workspace of the older flat layout, which kept every part
+    there: its notebooks (and Jupyter's checkpoints of them), its learner files, its hand-in zip."""
+    names = notebooks(part.masters)
+    candidates = [
+        *names,
+        *(f".ipynb_checkpoints/{n[: -len('.ipynb')]}-checkpoint.ipynb" for n in names),
+        *part.learner_files,
+        f"hand-in-{part.name}.zip",
+    ]
+    return [n for n in candidates if os.path.isfile(os.path.join(dest, n))]
+
+
+def into_part_folders(dest):
+    """Move a flat workspace's part files into each part's folder, saying each move; a file
+    whose place is taken stays where it is, said too. Nothing is overwritten or deleted but the
+    course's own checkpoints/ at the top, which only the flat layout's notebooks imported."""
+    moves = {name: flat_files(dest, part) for name, part in PARTS.items()}
+    if not any(moves.values()):
+        return
+    print(f"{shown(dest)}/ keeps each part in a folder of its own now:")
+    for name, files in moves.items():
+        folder = PARTS[name].folder
+        for rel in files:
+            source, target = os.path.join(dest, rel), os.path.join(dest, folder, rel)
+            if os.path.lexists(target):
+                print(f"  left {rel} where it is: {folder}/{rel} already exists")
+                continue
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+            os.rename(source, target)
+            print(f"  moved {rel} -> {folder}/{rel}")
+    shutil.rmtree(os.path.join(dest, "checkpoints"), ignore_errors=True)
+
+
+def share_parts(dest):
+    """Give each part folder's checkpoints/ what its share leaves out of the other parts the
+    workspace holds, so the progress view in any part's folder shows every part the learner has
+    (each read from its own folder) and never says "done" while one of them is open."""
+    held = [p for p in PARTS.values() if os.path.isdir(os.path.join(dest, p.folder, "checkpoints"))]
+    everywhere = set.intersection(*(set(p.package_leaves_out) for p in held)) if held else set()
+    for part in held:
+        for name in set(part.package_leaves_out) - everywhere:
+            target = os.path.join(dest, part.folder, "checkpoints", name)
+            shutil.rmtree(target, ignore_errors=True)
+            shutil.copytree(os.path.join(paths.LEARNER_PACKAGE, name), target,
+                            ignore=shutil.ignore_patterns("__pycache__"))  # fmt: skip
+
+
+def workspace(dest=WORKSPACE, edition=ENGLISH, assignment=ASSIGNMENT):
+    """Copy a part's student edition into dest/<its folder>/ without touching anything the
+    learner already has there; returns that folder.
+
+    Each part has a folder of its own (part-1-attention/, part-2-gpt/): its notebooks beside the
+    files they save, and the checkpoints package of the parts the workspace holds (share_parts).
+    A workspace of the older flat layout is first moved into those folders (into_part_folders),
+    each move said.
     """
     released = release(edition, assignment)
-    os.makedirs(dest, exist_ok=True)
-    before = {part: notebooks_in(dest, part) for part in PARTS}
-    edition_file = os.path.join(dest, "checkpoints", "locales", "edition")
+    into_part_folders(dest)
+    here = os.path.join(dest, PARTS[assignment].folder)
+    os.makedirs(here, exist_ok=True)
+    before = {name: notebooks_in(os.path.join(dest, p.folder), name) for name, p in PARTS.items()}
+    edition_file = os.path.join(here, "checkpoints", "locales", "edition")
     if os.path.exists(edition_file):
         os.remove(edition_file)  # the package is replaced as a whole; English ships no such file
     for folder, _, files in os.walk(released):
         for name in files:
             source = os.path.join(folder, name)
-            target = os.path.join(dest, os.path.relpath(source, released))
+            target = os.path.join(here, os.path.relpath(source, released))
             os.makedirs(os.path.dirname(target), exist_ok=True)
             in_checkpoints = os.path.relpath(source, released).startswith("checkpoints")
             if os.path.exists(target) and not in_checkpoints:
                 continue  # the learner's own file: never overwritten
             shutil.copy(source, target)
-    for name, part in PARTS.items():  # the stub files of every part the workspace now holds
-        if part.prepare_workspace and (name == assignment or before[name]):
-            load(part.prepare_workspace)(dest)
-    added = len(notebooks_in(dest, assignment)) - len(before[assignment])
-    where = os.path.relpath(dest, ROOT)
-    print(f"workspace ready in {where}/: {what_changed(before, assignment, added)}")
-    return dest
+    if PARTS[assignment].prepare_workspace:  # its stub files
+        load(PARTS[assignment].prepare_workspace)(here)
+    share_parts(dest)
+    added = len(notebooks_in(here, assignment)) - len(before[assignment])
+    print(f"workspace ready in {shown(here)}/: {what_changed(before, assignment, added)}")
+    return here
 
 
 def arguments(parser, command):

@@ -90,19 +90,28 @@ def test_a_korean_release_of_part_two_speaks_korean():
     assert not os.path.exists(english)
 
 
-def test_a_workspace_of_both_parts_holds_the_whole_package(tmp_path):
-    """Part one, then part two, in one workspace: both answer tables are there, and the
-    learner's files are untouched."""
+def test_each_part_of_a_workspace_has_its_folder_and_the_package_of_the_parts_it_holds(tmp_path):
+    """Part one, then part two, in one workspace: each in its own folder; part one's package
+    gains part two's subpackage once part two is there (so its progress view shows both), and
+    part one's files are untouched by part two's."""
     work = str(tmp_path / "ws")
-    course.workspace(work)
-    assert not os.path.exists(os.path.join(work, "checkpoints", "xslm"))
-    with open(os.path.join(work, "model.py"), "a", encoding="utf-8") as f:
+    part_one = course.workspace(work)
+    assert part_one == os.path.join(work, "part-1-attention")
+    assert os.path.isfile(os.path.join(part_one, "checkpoints", "attention", "fingerprints.json"))
+    assert not os.path.exists(os.path.join(part_one, "checkpoints", "xslm"))
+    with open(os.path.join(part_one, "model.py"), "a", encoding="utf-8") as f:
         f.write("# mine\n")
-    course.workspace(work, assignment=XSLM)
-    package = os.path.join(work, "checkpoints")
-    assert os.path.isfile(os.path.join(package, "attention", "fingerprints.json"))
-    assert os.path.isfile(os.path.join(package, "xslm", "answers.json"))
-    with open(os.path.join(work, "model.py"), encoding="utf-8") as f:
+    part_two = course.workspace(work, assignment=XSLM)
+    assert part_two == os.path.join(work, "part-2-gpt")
+    assert sorted(os.listdir(work)) == ["part-1-attention", "part-2-gpt"]
+    for folder in (part_one, part_two):
+        package = os.path.join(folder, "checkpoints")
+        assert os.path.isfile(os.path.join(package, "attention", "fingerprints.json"))
+        assert os.path.isfile(os.path.join(package, "xslm", "answers.json"))
+        assert not os.path.exists(os.path.join(package, "xslm", "__pycache__"))
+    assert os.path.isfile(os.path.join(part_two, "engine.py"))
+    assert not os.path.exists(os.path.join(part_two, "model.py"))
+    with open(os.path.join(part_one, "model.py"), encoding="utf-8") as f:
         assert f.read().endswith("# mine\n")
 
 

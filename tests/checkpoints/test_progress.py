@@ -108,6 +108,33 @@ def test_part_one_is_not_done_while_part_two_is_open(tmp_path):
     assert "part two, the tiny GPT: 10 of 10 hold" in said and "you are done" in said
 
 
+def test_each_part_is_read_from_its_own_folder_of_the_workspace(tmp_path):
+    """With the whole package (as the site's kernel has it), the view run in part two's folder,
+    in part one's or at the workspace's top reads each part from its own folder."""
+    one, two = tmp_path / "part-1-attention", tmp_path / "part-2-gpt"
+    for folder in (one, two):
+        folder.mkdir()
+    finished_part_one(one)
+    shutil.copy(os.path.join(ROOT, "xslm", "engine.py"), two / "engine.py")
+    for folder in (one, two, tmp_path):
+        said = terminal(folder)
+        assert "part one, attention: 10 of 10 hold" in said, folder
+        assert "part two, the tiny GPT: 0 of 10 hold" not in said, folder  # its engine counts
+        assert "next: start GPT in 03-gpt.ipynb" in said, folder
+
+
+def test_a_workspace_part_folder_shows_the_other_part_once_the_workspace_holds_it(tmp_path):
+    """make lab's part-1-attention/ shows part one alone; once make lab PART=xslm has made
+    part-2-gpt/, the view there and in part one's folder shows both parts."""
+    one = course.workspace(str(tmp_path / "ws"))
+    assert "part two" not in terminal(one, package_root=one)
+    two = course.workspace(str(tmp_path / "ws"), assignment=XSLM)
+    for folder in (one, two):
+        said = terminal(folder, package_root=folder)
+        assert "part one, attention: 0 of 10 hold" in said
+        assert "part two, the tiny GPT: 0 of 10 hold" in said
+
+
 def test_a_release_shows_the_parts_it_ships(tmp_path):
     """Part two's release holds no part one: its progress view is part two's alone."""
     shutil.copytree(

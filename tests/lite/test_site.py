@@ -39,6 +39,7 @@ from tests.test_browser import CHROMIUM, CHROMIUM_FLAGS, EXERCISE, SOFTMAX, scre
 
 pytestmark = pytest.mark.site
 PART_NOTEBOOKS = {name: masters.notebooks(part.masters) for name, part in PARTS.items()}
+PART_ONE, PART_TWO = (part.folder for part in PARTS.values())  # part-1-attention, part-2-gpt
 
 
 def strict_json(text):
@@ -409,17 +410,18 @@ def site(tmp_path_factory):
 
 @pytest.mark.nbgrader
 def test_site_holds_every_edition_and_no_solution(site, tmp_path):
-    """files/<edition>/ holds both parts' notebooks and the empty model.py and engine.py, and the
-    kernel's checkpoints wheel the whole package, but for the file naming an edition; no file
-    there (the checkpoints' hints included) has a solution line, a hidden test or the grader."""
+    """files/<edition>/ holds a folder per part: its notebooks and its empty model.py or
+    engine.py; the kernel's checkpoints wheel holds the whole package, but for the file naming an
+    edition; no file there (the checkpoints' hints included) has a solution line, a hidden test or
+    the grader."""
     secrets = solution_lines()
     assert len(secrets) > 60
     for code in editions.languages():
-        folder = os.path.join(site, "files", code)
-        names = set(os.listdir(folder))
-        assert set(PART_NOTEBOOKS["attention"]) | set(PART_NOTEBOOKS["xslm"]) <= names
-        assert {"model.py", "engine.py"} <= names
-        assert not {"checkpoints", "grading", "xslm", "gpt.py", "outputs"} & names
+        assert sorted(os.listdir(os.path.join(site, "files", code))) == [PART_ONE, PART_TWO]
+        for folder, part, stub in ((PART_ONE, "attention", "model.py"),
+                                   (PART_TWO, "xslm", "engine.py")):  # fmt: skip
+            names = set(os.listdir(os.path.join(site, "files", code, folder)))
+            assert set(PART_NOTEBOOKS[part]) | {stub} == names
     (wheel,) = glob.glob(os.path.join(site, "static", "pyodide", "checkpoints-*.whl"))
     unpacked = tmp_path / "wheel"
     zipfile.ZipFile(wheel).extractall(unpacked)
@@ -475,7 +477,7 @@ def test_landing_page_opens_each_edition(site):
     page = open(os.path.join(site, "index.html"), encoding="utf-8").read()
     for code in editions.languages():
         app = "lab" if code == editions.ENGLISH else f"lab-{code}"  # in the edition's language
-        for name in ("01-softmax.ipynb", "01-engine.ipynb"):
+        for name in (f"{PART_ONE}/01-softmax.ipynb", f"{PART_TWO}/01-engine.ipynb"):
             assert f'href="{app}/index.html?path={code}/{name}"' in page
     assert "1단계" in page and "ステップ 1" in page and "Step 1" in page
     assert "http" not in page  # nothing the page loads or links leaves the site
@@ -584,7 +586,7 @@ def test_a_learner_works_in_the_browser_from_the_site_alone(served, browser_cont
     picture, progress() and hand_in() work, the zip downloads and, collected and autograded,
     earns exactly step 1's points; after a reload the notebook and model.py still hold the work;
     no request ever left the machine."""
-    notebook = "en/01-softmax.ipynb"
+    notebook = f"en/{PART_ONE}/01-softmax.ipynb"
     page = browser_context.new_page()
     page.goto(served + "/index.html")
     start = time.monotonic()
@@ -645,8 +647,8 @@ def test_a_learner_works_in_the_browser_from_the_site_alone(served, browser_cont
     page.reload()
     notebook_page.wait_for_notebook(page, notebook, EXERCISE)  # reopened from browser storage
     assert "top = max(xs)" in notebook_page.cell_source(page, notebook, EXERCISE)
-    notebook_page.open_document(page, "en/model.py")
-    assert "top = max(xs)" in notebook_page.document_text(page, "en/model.py")
+    notebook_page.open_document(page, f"en/{PART_ONE}/model.py")
+    assert "top = max(xs)" in notebook_page.document_text(page, f"en/{PART_ONE}/model.py")
     assert browser_context.outside == [], browser_context.outside[:5]
 
 
@@ -665,7 +667,7 @@ def test_the_site_works_with_the_server_stopped_after_the_first_visit(site, brow
     """A learner opens the landing page and notebook 1 once; then the server stops. The landing
     page and the notebook open again, the kernel starts, a correct softmax passes its checkpoint,
     the edit saves, and after a reload the notebook and model.py hold it: all from this browser."""
-    notebook = "en/01-softmax.ipynb"
+    notebook = f"en/{PART_ONE}/01-softmax.ipynb"
     page = browser_context.new_page()
     with serving(site) as base:
         page.goto(base + "/index.html")
@@ -688,8 +690,8 @@ def test_the_site_works_with_the_server_stopped_after_the_first_visit(site, brow
     page.reload()
     notebook_page.wait_for_notebook(page, notebook, EXERCISE)
     assert "top = max(xs)" in notebook_page.cell_source(page, notebook, EXERCISE)
-    notebook_page.open_document(page, "en/model.py")
-    assert "top = max(xs)" in notebook_page.document_text(page, "en/model.py")
+    notebook_page.open_document(page, f"en/{PART_ONE}/model.py")
+    assert "top = max(xs)" in notebook_page.document_text(page, f"en/{PART_ONE}/model.py")
     assert not server_answers(base)
     assert browser_context.outside == [], browser_context.outside[:5]
 
@@ -706,7 +708,7 @@ def second_version(out, monkeypatch):
     def changed(dest):
         workspaces(dest)
         for code in editions.languages():
-            folder = os.path.join(dest, code)
+            folder = os.path.join(dest, code, PART_ONE)
             for name in ("01-softmax.ipynb", "02-attention.ipynb"):
                 book = nbformat.read(os.path.join(folder, name), as_version=4)
                 book.cells.insert(1, nbformat.v4.new_markdown_cell(REPUBLISHED))
@@ -740,7 +742,7 @@ def test_a_republished_site_says_so_and_keeps_the_learners_edits(
     second = second_version(tmp_path / "second", monkeypatch)
     published = tmp_path / "published"
     shutil.copytree(site, published)
-    notebook = "en/01-softmax.ipynb"
+    notebook = f"en/{PART_ONE}/01-softmax.ipynb"
     page = browser_context.new_page()
     with serving(str(published)) as base:
         page.goto(base + "/index.html")
@@ -762,8 +764,8 @@ def test_a_republished_site_says_so_and_keeps_the_learners_edits(
         assert "top = max(xs)" in notebook_page.cell_source(page, notebook, EXERCISE)
         kept = page.evaluate(STORED, notebook)
         assert "top = max(xs)" in kept and REPUBLISHED not in kept
-        assert REPUBLISHED in page.evaluate(STORED, "en/02-attention.ipynb")
-        assert "09-republished.ipynb" in page.evaluate(STORED, "en")
+        assert REPUBLISHED in page.evaluate(STORED, f"en/{PART_ONE}/02-attention.ipynb")
+        assert "09-republished.ipynb" in page.evaluate(STORED, f"en/{PART_ONE}")
         type_exercise(page, notebook, "import checkpoints.republished\n"
                       "print(checkpoints.republished.MARK)\n")  # fmt: skip
         page.keyboard.press("Shift+Enter")
@@ -778,7 +780,7 @@ def test_the_korean_edition_answers_in_korean(served, browser_context):
     the site itself), and the checkpoint speaks Korean (its edition file is read through the
     browser's file system)."""
     page = browser_context.new_page()
-    notebook = "ko/01-softmax.ipynb"
+    notebook = f"ko/{PART_ONE}/01-softmax.ipynb"
     page.goto(served + "/index.html")
     page.locator(f'section[lang="ko"] a[href$="{notebook}"]').click()
     notebook_page.wait_for_notebook(page, notebook, EXERCISE)

@@ -40,7 +40,8 @@ def template(tmp_path_factory):
 
 @pytest.fixture
 def workspace(template, tmp_path, monkeypatch):
-    """A learner's own copy of the template; their kernel has no course on PYTHONPATH."""
+    """A learner's own copy of the template (its parts' folders in it); their kernel has no
+    course on PYTHONPATH."""
     monkeypatch.delenv("PYTHONPATH", raising=False)
     monkeypatch.delenv("ATTENTION_EDITION", raising=False)
     return shutil.copytree(template, str(tmp_path / "workspace"))
@@ -80,6 +81,7 @@ def test_a_part_one_mistake_runs_to_its_checkpoint_and_is_named(workspace, name)
     checkpoint names the mistake first."""
     function, code = BUGGY[name]
     mistake = BY_NAME[name]
+    workspace = os.path.join(workspace, PARTS["attention"].folder)
     with open(os.path.join(workspace, "model.py"), "w", encoding="utf-8") as f:
         f.write(buggy_source(name))
     notebooks = masters.notebooks(masters.SOURCE)
@@ -125,6 +127,7 @@ def test_a_part_two_mistake_runs_to_its_checkpoint_and_is_named(workspace, name)
     """The same for part two: its notebooks run on from the mistake's step to its checkpoint's."""
     mistake = xslm_checks.BY_NAME[name]
     texts = xslm_mistakes.buggy_texts(name)
+    workspace = os.path.join(workspace, PARTS["xslm"].folder)
     for filename, text in texts.items():
         with open(os.path.join(workspace, filename), "w", encoding="utf-8") as f:
             f.write(text)

@@ -82,8 +82,7 @@ def run_workspace(tmp_path, monkeypatch, solve, edition="en", allow_errors=True)
     allow_errors=False: as Run All and the headless command do, stop at a cell that raises."""
     monkeypatch.delenv("PYTHONPATH", raising=False)  # a learner's kernel has no grading package
     monkeypatch.delenv("ATTENTION_EDITION", raising=False)  # the workspace says its edition
-    work = str(tmp_path / "workspace")
-    course.workspace(work, edition=edition)
+    work = course.workspace(str(tmp_path / "workspace"), edition=edition)
     solutions = course.solution_cells(os.path.join(editions.build(edition), "attention"))
     outputs = {}
     for name in masters.notebooks(work):
