@@ -141,13 +141,16 @@ def parts_here():
 
 
 def part_folder(folder, part):
-    """Where part's files are, seen from folder: folder itself when it is that part's folder
-    (or a folder of another layout, such as a submission), else its sibling or child of that
-    part's name (a workspace holds part-1-attention/ and part-2-gpt/ side by side)."""
+    """Where part's files are, seen from folder: its sibling of that part's name when folder is
+    another part's folder (a workspace holds part-1-attention/ and part-2-gpt/ side by side);
+    else folder itself when it holds a notebook of the part (that part's folder, or a workspace
+    of the older flat layout); else its child of that name, if there is one, else folder."""
     here = os.path.abspath(folder)
     others = {module.FOLDER for module in parts_here()} - {part.FOLDER}
     if os.path.basename(here) in others:
         return os.path.join(os.path.dirname(here), part.FOLDER)
+    if any(os.path.isfile(os.path.join(here, f"{n}.ipynb")) for n in part.NOTEBOOKS.values()):
+        return here
     child = os.path.join(here, part.FOLDER)
     return child if os.path.isdir(child) else here
 

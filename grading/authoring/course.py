@@ -169,10 +169,22 @@ def flat_files(dest, part):
 def into_part_folders(dest):
     """Move a flat workspace's part files into each part's folder, saying each move; a file
     whose place is taken stays where it is, said too. Nothing is overwritten or deleted but the
-    course's own checkpoints/ at the top, which only the flat layout's notebooks imported."""
+    course's own checkpoints/ at the top, which only the flat layout's notebooks imported; each
+    part folder that receives notebooks gets the package in its place, in the same edition.
+
+    Only a folder `make lab` made is touched: one whose checkpoints/ is the course's package (a
+    folder of another project with a model.py and a checkpoints/ of its own is left alone)."""
+    old_package = os.path.join(dest, "checkpoints")
+    if not os.path.isfile(os.path.join(old_package, "overview.py")):
+        return
     moves = {name: flat_files(dest, part) for name, part in PARTS.items()}
     if not any(moves.values()):
         return
+    edition_file = os.path.join(old_package, "locales", "edition")
+    edition = ENGLISH
+    if os.path.isfile(edition_file):
+        with open(edition_file, encoding="utf-8") as f:
+            edition = f.read().strip() or ENGLISH
     print(f"{shown(dest)}/ keeps each part in a folder of its own now:")
     for name, files in moves.items():
         folder = PARTS[name].folder
@@ -184,7 +196,9 @@ def into_part_folders(dest):
             os.makedirs(os.path.dirname(target), exist_ok=True)
             os.rename(source, target)
             print(f"  moved {rel} -> {folder}/{rel}")
-    shutil.rmtree(os.path.join(dest, "checkpoints"), ignore_errors=True)
+        if notebooks_in(os.path.join(dest, folder), name):
+            install_package(os.path.join(dest, folder), name, edition)
+    shutil.rmtree(old_package, ignore_errors=True)
 
 
 def share_parts(dest):

@@ -123,6 +123,16 @@ def test_each_part_is_read_from_its_own_folder_of_the_workspace(tmp_path):
         assert "next: start GPT in 03-gpt.ipynb" in said, folder
 
 
+def test_a_flat_folder_with_part_folders_beside_is_read_where_its_notebooks_are(tmp_path):
+    """Where notebooks of the older flat layout stayed (a republished site's edition folder),
+    the view reads the model.py beside them, not the new part folder's stub."""
+    finished_part_one(tmp_path)
+    (tmp_path / "01-softmax.ipynb").write_text("{}")
+    (tmp_path / "part-1-attention").mkdir()
+    said = terminal(tmp_path)
+    assert "part one, attention: 10 of 10 hold" in said
+
+
 def test_a_workspace_part_folder_shows_the_other_part_once_the_workspace_holds_it(tmp_path):
     """make lab's part-1-attention/ shows part one alone; once make lab PART=xslm has made
     part-2-gpt/, the view there and in part one's folder shows both parts."""

@@ -36,7 +36,7 @@ def test_a_flat_workspace_moves_into_its_part_folders_saying_each_move(tmp_path,
     """The learner's notebooks, Jupyter's checkpoints of them, model.py, engine.py, each part's
     artifacts and its hand-in zip move to their part's folder, each move printed; a file whose
     place is taken stays, said; a file of the learner's own stays at the top; the old shared
-    checkpoints/ goes. A second make lab moves nothing."""
+    checkpoints/ goes. A second make lab moves and says nothing more."""
     ws = flat_workspace(str(tmp_path / "ws"))
     mine = {
         "01-softmax.ipynb": '{"my": "softmax notebook"}',
@@ -82,9 +82,16 @@ def test_a_flat_workspace_moves_into_its_part_folders_saying_each_move(tmp_path,
     assert os.path.isfile(os.path.join(here, "checkpoints", "attention", "fingerprints.json"))
     assert "your 5 part-two notebooks are untouched" in said
 
+    # part two's folder got the package its notebooks import, and both folders see both parts
+    for folder in (PART_ONE, PART_TWO):
+        package = os.path.join(ws, folder, "checkpoints")
+        assert os.path.isfile(os.path.join(package, "xslm", "answers.json")), folder
+        assert os.path.isfile(os.path.join(package, "attention", "fingerprints.json")), folder
+
     course.workspace(ws)
     again = capsys.readouterr().out
-    assert "moved" not in again and f"left {TAKEN} where it is" in again
+    assert "moved" not in again and "left" not in again  # said once, at the move
+    assert read(os.path.join(ws, TAKEN)) == mine[TAKEN]
 
 
 def test_a_new_workspace_has_a_folder_per_part_and_says_where(tmp_path, capsys):
@@ -95,3 +102,28 @@ def test_a_new_workspace_has_a_folder_per_part_and_says_where(tmp_path, capsys):
     assert os.listdir(ws) == [PART_TWO] and here == os.path.join(ws, PART_TWO)
     assert os.path.isfile(os.path.join(here, "engine.py"))
     assert f"{PART_TWO}/: added 5 part-two notebooks" in capsys.readouterr().out
+
+
+def test_a_korean_flat_workspace_keeps_its_edition_in_each_part_folder(tmp_path):
+    """A flat workspace of the Korean edition: the package part two's moved notebooks get
+    speaks Korean, as the old one did."""
+    ws = flat_workspace(str(tmp_path / "ws"))
+    write(os.path.join(ws, "checkpoints", "locales", "edition"), "ko\n")
+    course.workspace(ws, edition="ko")
+    for folder in (PART_ONE, PART_TWO):
+        assert read(os.path.join(ws, folder, "checkpoints", "locales", "edition")).strip() == "ko"
+
+
+def test_a_folder_make_lab_did_not_make_is_left_alone(tmp_path):
+    """WORKSPACE pointed at another project's folder, with a model.py and a checkpoints/ of its
+    own: nothing of it moves or goes; the part's folder is added beside them."""
+    ws = str(tmp_path / "project")
+    theirs = {"model.py": "# their model\n", "checkpoints/epoch-3.pt": "weights",
+              "01-softmax.ipynb": '{"their": "notebook"}'}  # fmt: skip
+    for rel, text in theirs.items():
+        write(os.path.join(ws, rel), text)
+    here = course.workspace(ws)
+    for rel, text in theirs.items():
+        assert read(os.path.join(ws, rel)) == text, rel
+    assert sorted(os.listdir(ws)) == ["01-softmax.ipynb", "checkpoints", "model.py", PART_ONE]
+    assert read(os.path.join(here, "model.py")) != theirs["model.py"]
