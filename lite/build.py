@@ -448,32 +448,30 @@ def install_kernel(pyodide_dir, work, *more_wheels):
 
 
 def checkpoints_wheel(content, dest):
-    """The checkpoints package of the site's workspaces, every part's share, as one wheel in
-    dest, taken out of them.
+    """The checkpoints package of the site's workspaces as one wheel in dest, taken out of them.
 
     Python imports it from the kernel's own memory then: from the browser's storage each file
-    the import system looks at is a request, and notebook 1's first cell took about 4 s. The
-    editions' copies differ only in the file naming their edition, which each app's kernel gets
+    the import system looks at is a request, and notebook 1's first cell took about 4 s. Each
+    part folder of each edition holds the whole package (the workspace shares the parts it
+    holds); the copies differ only in the file naming their edition, which each app's kernel gets
     as ATTENTION_EDITION instead (edition_apps). The version is the package's digest, so a
     browser never keeps an old one.
     """
     from grading.parts import PARTS
 
-    wholes = []
-    for code in sorted(os.listdir(content)):
-        whole = os.path.join(dest, "package", code, LEARNER_PACKAGE)
-        for part in PARTS.values():
-            share = os.path.join(content, code, part.folder, LEARNER_PACKAGE)
-            edition_file = os.path.join(share, "locales", "edition")
-            if os.path.exists(edition_file):
-                os.remove(edition_file)
-            shutil.copytree(share, whole, dirs_exist_ok=True)  # shares of one package
-            shutil.rmtree(share)
-        wholes.append(whole)
-    digests = {folder_digest(folder) for folder in wholes}
+    copies = [os.path.join(content, code, part.folder, LEARNER_PACKAGE)
+              for code in sorted(os.listdir(content)) for part in PARTS.values()]  # fmt: skip
+    for folder in copies:
+        edition_file = os.path.join(folder, "locales", "edition")
+        if os.path.exists(edition_file):
+            os.remove(edition_file)
+    digests = {folder_digest(folder) for folder in copies}
     if len(digests) != 1:
-        raise SystemExit("the editions' checkpoints packages differ beyond their edition file")
-    return package_wheel(wholes[0], dest, version=f"0+course.{digests.pop()[:12]}")
+        raise SystemExit("the site's checkpoints packages differ beyond their edition file")
+    wheel = package_wheel(copies[0], dest, version=f"0+course.{digests.pop()[:12]}")
+    for folder in copies:
+        shutil.rmtree(folder)
+    return wheel
 
 
 def jupyter_lite_build(lite_dir, content, out):

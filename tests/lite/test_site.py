@@ -715,8 +715,10 @@ def second_version(out, monkeypatch):
                 nbformat.write(book, os.path.join(folder, name))
             book = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(REPUBLISHED)])
             nbformat.write(book, os.path.join(folder, "09-republished.ipynb"))
-            with open(os.path.join(folder, "checkpoints", "republished.py"), "w") as f:
-                f.write(f"MARK = {REPUBLISHED!r}\n")
+            for part in (PART_ONE, PART_TWO):  # the package, as every part folder holds it
+                module = os.path.join(dest, code, part, "checkpoints", "republished.py")
+                with open(module, "w") as f:
+                    f.write(f"MARK = {REPUBLISHED!r}\n")
         return dest
 
     monkeypatch.setattr(build, "workspaces", changed)
