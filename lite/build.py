@@ -52,6 +52,11 @@ KERNEL_EXTENSION = os.path.join(
 # the kernel's own wheels, shipped inside its extension: the kernel itself and an ipykernel shim
 KERNEL_WHEELS = ("pyodide_kernel-", "ipykernel-")
 KERNEL_PLUGIN = "@jupyterlite/pyodide-kernel-extension:kernel"
+# what a kernel wheel's copy on the site leaves out: jedi's stubs of third-party packages and of
+# Django (4,800 of its 5,600 files: unpacking them took 1.5 of the 2 s jedi cost every page load,
+# measured in Pyodide). Of those packages the kernel has Pygments alone, whose own source jedi
+# reads instead; the stubs of the standard library stay.
+LEFT_OUT = {"jedi": ("jedi/third_party/typeshed/stubs/", "jedi/third_party/django-stubs/")}
 LEARNER_PACKAGE = "checkpoints"  # installed in the kernel, not kept in the browser's storage
 # files of a built site no page asks for: JupyterLite's build configuration and service worker
 # (the site's own replaces it), and the service worker itself
@@ -152,6 +157,22 @@ def package_wheel(source, dest, version="0+course"):
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as whl:
         for p, data in files.items():
             whl.writestr(zipfile.ZipInfo(p, date_time=(2026, 1, 1, 0, 0, 0)), data)
+    return path
+
+
+def without(wheel, left_out, dest):
+    """A copy of wheel in dest, under the same name, without the files whose paths start with one
+    of left_out, nor their lines in RECORD; returns its path."""
+    path = os.path.join(dest, os.path.basename(wheel))
+    with zipfile.ZipFile(wheel) as src, zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as out:
+        for info in src.infolist():
+            if info.filename.startswith(left_out):
+                continue
+            data = src.read(info)
+            if info.filename.endswith(".dist-info/RECORD"):
+                lines = data.decode().splitlines(keepends=True)
+                data = "".join(ln for ln in lines if not ln.startswith(left_out)).encode()
+            out.writestr(info, data)
     return path
 
 
@@ -443,8 +464,18 @@ def install_kernel(pyodide_dir, work, *more_wheels):
     os.makedirs(pyodide_dir)
     for name in RUNTIME_FILES + ("pyodide-lock.json",):
         shutil.copy(os.path.join(runtime, name), pyodide_dir)
-    wheels = kernel_wheels() + [standin_wheel(n, work) for n in ("micropip", "piplite")]
+    wheels = [site_copy(w, work) for w in kernel_wheels()]
+    wheels += [standin_wheel(n, work) for n in ("micropip", "piplite")]
     return kernel_packages(pyodide_dir, wheels + list(more_wheels))
+
+
+def site_copy(wheel, work):
+    """The wheel the site ships for a kernel wheel: itself, or a copy in work without what
+    LEFT_OUT names for its package."""
+    from packaging.utils import parse_wheel_filename
+
+    name = parse_wheel_filename(os.path.basename(wheel))[0]
+    return without(wheel, LEFT_OUT[name], work) if name in LEFT_OUT else wheel
 
 
 def checkpoints_wheel(content, dest):

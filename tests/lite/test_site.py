@@ -162,6 +162,40 @@ def test_kernel_wheels_are_the_versions_the_course_pins():
         assert course_pins.get(name) == version, name
 
 
+def test_the_sites_jedi_leaves_out_only_the_stubs_of_other_packages(tmp_path):
+    """The site's jedi is the pinned wheel less its third-party and Django stubs: every other file
+    byte for byte (the standard library's stubs among them), RECORD naming exactly its files, and
+    the lock's hash its own; every other kernel wheel is shipped as fetched."""
+
+    def sha256_of(path):
+        return hashlib.sha256(open(path, "rb").read()).hexdigest()
+
+    pyodide_dir = tmp_path / "pyodide"
+    build.install_kernel(str(pyodide_dir), str(tmp_path))
+    lock = json.loads((pyodide_dir / "pyodide-lock.json").read_text())
+    fetched = {os.path.basename(w): w for w in build.kernel_wheels()}
+    shipped = [n for n in os.listdir(pyodide_dir) if n in fetched]
+    assert len(shipped) == len(fetched)
+    for name in shipped:
+        site_file = pyodide_dir / name
+        with zipfile.ZipFile(fetched[name]) as pinned, zipfile.ZipFile(site_file) as kept:
+            entry = build.wheel_entry(str(site_file))
+            assert lock["packages"][entry["name"]]["sha256"] == sha256_of(site_file)
+            left_out = [n for n in pinned.namelist() if n not in kept.namelist()]
+            if entry["name"] != "jedi":
+                assert not left_out and sha256_of(site_file) == sha256_of(fetched[name])
+                continue
+            assert len(left_out) > 4000
+            assert all(n.startswith(build.LEFT_OUT["jedi"]) for n in left_out)
+            assert "jedi/third_party/typeshed/stdlib/builtins.pyi" in kept.namelist()
+            record = next(n for n in kept.namelist() if n.endswith(".dist-info/RECORD"))
+            for n in kept.namelist():
+                if n != record:
+                    assert kept.read(n) == pinned.read(n), n
+            listed = {ln.split(",")[0] for ln in kept.read(record).decode().splitlines()}
+            assert listed == set(kept.namelist())
+
+
 def test_the_service_worker_keeps_every_file_a_page_asks_for(tmp_path):
     """offline() lists each file of the site, and each folder with an index.html, spelled as a
     page asks for them ('@' and '+' as they are, a space escaped), and leaves out what no page
