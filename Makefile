@@ -10,7 +10,7 @@ export PYTHONPATH := $(CURDIR)
 # SYSTEM_INSTALL=0: only tell. BWRAP=/path: the sandbox's bubblewrap, if not the one on PATH.
 SYSTEM := $(PYTHON) -m grading system
 
-.PHONY: dask-worker course-user system-test system-grading system-feedback system-demo system-browser system-postgres site collect bench-site lab lint format test test-fast postgres postgres-stop bench-grading bench-judge bench-similar release autograde feedback grades report similar roster export demo reference fingerprints notebooks bench sandbox clean
+.PHONY: dask-worker course-user system-test system-grading system-feedback system-demo system-browser system-site system-postgres site collect bench-site lab lint format test test-fast postgres postgres-stop bench-grading bench-judge bench-similar release autograde feedback grades report similar roster export demo reference fingerprints notebooks bench sandbox clean
 
 # .venv is made from the course's own copy of the interpreter (.python/, grading/machine/interpreter.py):
 # the course user and every sandbox can run it, wherever PYTHON was installed.
@@ -34,7 +34,7 @@ $(BIN)/.torch: $(BIN)/.installed requirements-torch.txt
 env: $(BIN)/.installed
 
 system-test:
-	@$(SYSTEM) sandbox browser postgres npm
+	@$(SYSTEM) sandbox browser postgres npm node
 system-grading:
 	@$(SYSTEM) sandbox
 system-feedback:
@@ -43,6 +43,8 @@ system-demo:
 	@$(SYSTEM) sandbox npm
 system-browser:
 	@$(SYSTEM) browser
+system-site:
+	@$(SYSTEM) node
 system-postgres:
 	@$(SYSTEM) postgres
 
@@ -74,7 +76,7 @@ $(LITE_CACHE): lite/requirements-pyodide.txt | $(BIN)/.installed
 	$(BIN)/python -m grading site --fetch
 	touch $@
 
-site: $(BIN)/.installed $(LITE_CACHE)
+site: system-site $(BIN)/.installed $(LITE_CACHE)
 	$(BIN)/python -m grading site $(SITE)
 
 ## make test: everything (unit tests, catalogue, all eight master notebooks, nbgrader cycle, torch cross-check);
@@ -193,7 +195,7 @@ bench: $(BIN)/.installed
 
 ## make bench-site: the in-browser site's build time and size, and a learner's wait for notebook 1's
 ## first checkpoint result in chromium (RUNS=3 fresh browser profiles)
-bench-site: system-browser $(BIN)/.installed $(LITE_CACHE)
+bench-site: system-browser system-site $(BIN)/.installed $(LITE_CACHE)
 	$(BIN)/python -m bench.site $(if $(RUNS),--runs $(RUNS))
 
 ## make bench-judge: the trusted judge on the reference submission, RUNS times (default 4) in one

@@ -19,6 +19,7 @@ import html
 import io
 import json
 import os
+import posixpath
 import shutil
 import string
 import subprocess
@@ -42,6 +43,8 @@ RUNTIME_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_s
 PYODIDE_PYTHON = "3.14"
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+BYTECODE = os.path.join(HERE, "bytecode.mjs")
+ZIP_TIME = (2026, 1, 1, 0, 0, 0)  # of every file in the zips the build writes: same files, same zip
 CACHE = LITE_CACHE
 REQUIREMENTS = os.path.join(HERE, "requirements-pyodide.txt")
 STANDINS = os.path.join(HERE, "standins")
@@ -156,7 +159,7 @@ def package_wheel(source, dest, version="0+course"):
     path = os.path.join(dest, f"{name}-{version}-py3-none-any.whl")
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as whl:
         for p, data in files.items():
-            whl.writestr(zipfile.ZipInfo(p, date_time=(2026, 1, 1, 0, 0, 0)), data)
+            whl.writestr(zipfile.ZipInfo(p, date_time=ZIP_TIME), data)
     return path
 
 
@@ -393,10 +396,16 @@ def build(out=SITE):
         lite_dir = os.path.join(work, "src")
         content = workspaces(os.path.join(work, "content"))
         learner_wheel = checkpoints_wheel(content, work)
-        packages = install_kernel(os.path.join(lite_dir, "static", "pyodide"), work, learner_wheel)
+        pyodide_dir = os.path.join(lite_dir, "static", "pyodide")
+        packages = install_kernel(pyodide_dir, work, learner_wheel)
+        compiled = compile_kernel(pyodide_dir, work, [LEARNER_PACKAGE])
         with open(os.path.join(lite_dir, "jupyter-lite.json"), "w", encoding="utf-8") as f:
             json.dump(lite_config(packages), f, indent=1)
-        print(f"kernel: Pyodide {PYODIDE_VERSION} with {len(packages)} packages", flush=True)
+        print(
+            f"kernel: Pyodide {PYODIDE_VERSION} with {len(packages)} packages, "
+            f"{compiled} modules compiled",
+            flush=True,
+        )
         shutil.rmtree(out, ignore_errors=True)
         jupyter_lite_build(lite_dir, content, out)
         languages = edition_apps(out)
@@ -467,6 +476,71 @@ def install_kernel(pyodide_dir, work, *more_wheels):
     wheels = [site_copy(w, work) for w in kernel_wheels()]
     wheels += [standin_wheel(n, work) for n in ("micropip", "piplite")]
     return kernel_packages(pyodide_dir, wheels + list(more_wheels))
+
+
+def compile_kernel(pyodide_dir, work, packages=()):
+    """Bytecode in the kernel's files for every module the kernel imports as it starts (and every
+    module of each of packages): compiled by Pyodide's own Python in Node.js (lite/bytecode.mjs),
+    as unchecked .pyc files beside their sources, in the standard library's zip and in each wheel.
+    Pyodide ships modules as source only, so the browser compiled each of them on every page
+    load. Returns how many modules were compiled."""
+    node = shutil.which("node")
+    if node is None:
+        raise SystemExit(
+            "make site needs Node.js: Pyodide compiles the kernel's bytecode in it "
+            "(Debian: sudo apt-get install nodejs)"
+        )
+    out = os.path.join(work, "bytecode")
+    subprocess.run([node, BYTECODE, pyodide_dir, out, *packages], check=True)
+    with open(os.path.join(out, "manifest.json"), encoding="utf-8") as f:
+        manifest = json.load(f)
+    compiled = {}  # (stdlib or site, the source's path inside it) -> the bytecode
+    for name in manifest["compiled"]:
+        kind, inside = name.split("/", 1)
+        with open(os.path.join(out, name), "rb") as f:
+            compiled[kind, inside.removesuffix("c")] = f.read()
+    stdlib = {p: data for (kind, p), data in compiled.items() if kind == "stdlib"}
+    with zipfile.ZipFile(os.path.join(pyodide_dir, "python_stdlib.zip"), "a") as zf:
+        for source, data in sorted(stdlib.items()):  # zipimport looks for x.pyc before x.py
+            zf.writestr(zipfile.ZipInfo(source + "c", ZIP_TIME), data, zipfile.ZIP_DEFLATED)
+    site = {p: data for (kind, p), data in compiled.items() if kind == "site"}
+    for name in sorted(os.listdir(pyodide_dir)):
+        if name.endswith(".whl"):
+            with_bytecode(os.path.join(pyodide_dir, name), site, manifest["cache_tag"])
+    relock(pyodide_dir)
+    return len(compiled)
+
+
+def with_bytecode(wheel, compiled, cache_tag):
+    """Add to wheel, in place, compiled[source] as __pycache__/<module>.<cache_tag>.pyc beside each
+    of its sources that compiled names, each listed in RECORD."""
+    with zipfile.ZipFile(wheel) as src:
+        files = {info.filename: src.read(info) for info in src.infolist()}
+    added = {}
+    for source in files:
+        if source in compiled:
+            folder, module = posixpath.split(source)
+            pyc = posixpath.join(folder, "__pycache__", f"{module[:-3]}.{cache_tag}.pyc")
+            added[pyc] = compiled[source]
+    if not added:
+        return
+    record = next(n for n in files if n.endswith(".dist-info/RECORD"))
+    lines = [f"{p},sha256={_urlsafe_digest(data)},{len(data)}\n" for p, data in added.items()]
+    files[record] += "".join(lines).encode()
+    with zipfile.ZipFile(wheel, "w", zipfile.ZIP_DEFLATED) as out:
+        for name, data in {**files, **added}.items():
+            out.writestr(zipfile.ZipInfo(name, ZIP_TIME), data, zipfile.ZIP_DEFLATED)
+
+
+def relock(pyodide_dir):
+    """pyodide-lock.json's hashes taken again from the wheels beside it."""
+    path = os.path.join(pyodide_dir, "pyodide-lock.json")
+    with open(path, encoding="utf-8") as f:
+        lock = json.load(f)
+    for entry in lock["packages"].values():
+        entry["sha256"] = sha256(os.path.join(pyodide_dir, entry["file_name"]))
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(lock, f, indent=1, sort_keys=True)
 
 
 def site_copy(wheel, work):

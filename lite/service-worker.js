@@ -9,10 +9,13 @@ const FILES = __FILES__;
 const CACHE = `attention-site-${VERSION}`;
 const CHANNEL = new BroadcastChannel("/sw-api.v1"); // the page's end: JupyterLite's contents
 
-// Installing: fetch every file of this version; the worker takes over once all are kept.
+// Installing. On the first visit the worker takes over at once and keeps the site's files
+// afterwards (keepEverything): the notebook's kernel reads the learner's files through this worker,
+// so it must not wait the seconds a whole site takes to fetch. A republished site's worker keeps
+// every file of its version first, so that the older one serves until it can serve everything.
 self.addEventListener("install", (event) => {
-  self.skipWaiting();
-  event.waitUntil(caches.open(CACHE).then((cache) => cache.addAll(FILES)));
+  const first = !self.registration.active;
+  event.waitUntil(first ? self.skipWaiting() : keepEverything().then(() => self.skipWaiting()));
 });
 
 // Taking over: the pages open now, and no cache of an older version is kept.
@@ -25,13 +28,38 @@ self.addEventListener("activate", (event) => {
       await self.clients.claim();
     })(),
   );
+  keepEverything();
 });
+
+// Every file of this version in the cache, a few at a time (the page and its kernel load
+// meanwhile), each fetched once: a worker stopped halfway goes on where it stopped when it runs
+// again. Settles once all are kept.
+let keeping = null;
+function keepEverything() {
+  keeping ??= (async () => {
+    const cache = await caches.open(CACHE);
+    const queue = [...FILES];
+    const fetchOne = async () => {
+      for (let file = queue.shift(); file !== undefined; file = queue.shift()) {
+        if (!(await cache.match(file, { ignoreSearch: true }))) {
+          await cache.add(file);
+        }
+      }
+    };
+    await Promise.all([fetchOne(), fetchOne(), fetchOne(), fetchOne()]);
+  })().catch((error) => {
+    keeping = null; // the next request tries again
+    throw error;
+  });
+  return keeping;
+}
 
 self.addEventListener("fetch", (event) => {
   const url = new URL(event.request.url);
   if (url.origin !== location.origin) {
     return; // nothing of the course is elsewhere: left to the browser
   }
+  event.waitUntil(keepEverything().catch(() => {})); // alive until the whole site is kept
   if (url.pathname.endsWith("/api/service-worker-heartbeat")) {
     event.respondWith(new Response("ok"));
   } else if (url.pathname.includes("/api/drive") || url.pathname.includes("/api/stdin/")) {

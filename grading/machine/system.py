@@ -59,6 +59,9 @@ NEEDS = {
         Program("/usr/lib/postgresql/*/bin/initdb", "postgresql", "the PostgreSQL gradebook")
     ],
     "npm": [Program("npm", "npm", "MathJax for the feedback pages (from the npm registry)")],
+    "node": [
+        Program("node", "nodejs", "make site: Pyodide compiles the kernel's bytecode in Node.js")
+    ],
     "interpreter": [
         Program(
             "patchelf",

@@ -196,6 +196,77 @@ def test_the_sites_jedi_leaves_out_only_the_stubs_of_other_packages(tmp_path):
             assert listed == set(kept.namelist())
 
 
+COMPILED_HERE = """
+import { loadPyodide } from "%(runtime)s";
+import fs from "node:fs";
+const lock = JSON.parse(fs.readFileSync("%(lock)s", "utf8"));
+const pyodide = await loadPyodide({
+  indexURL: "%(index)s", packages: Object.keys(lock.packages), messageCallback: () => {},
+});
+console.log(pyodide.runPython(`
+import importlib._bootstrap_external as external, json, zipimport
+compiled = []  # every module Python compiles from its source as it imports it
+to_code = external.SourceLoader.source_to_code
+def counted(self, data, path, *args, **kwargs):
+    compiled.append(path)
+    return to_code(self, data, path, *args, **kwargs)
+external.SourceLoader.source_to_code = counted
+compile_source = zipimport._compile_source
+def counted_in_zip(path, source):
+    compiled.append(path)
+    return compile_source(path, source)
+zipimport._compile_source = counted_in_zip
+try:
+    import pyodide_kernel, checkpoints.attention.steps
+    answer = compiled
+except BaseException:
+    import traceback
+    answer = traceback.format_exc()
+json.dumps(answer)
+`));
+"""
+
+
+def test_the_kernel_imports_its_modules_from_bytecode(tmp_path):
+    """Python in Pyodide compiles none of the modules the kernel imports as it starts, standard
+    library and packages alike, once compile_kernel has run; before, it compiled each of them."""
+    pyodide_dir = str(tmp_path / "pyodide")
+    learner = build.package_wheel(os.path.join(ROOT, "checkpoints"), str(tmp_path))
+    build.install_kernel(pyodide_dir, str(tmp_path), learner)
+
+    def compiled_from_source():
+        script = tmp_path / "imports.mjs"
+        script.write_text(
+            COMPILED_HERE
+            % {
+                "runtime": os.path.join(pyodide_dir, "pyodide.mjs"),
+                "lock": os.path.join(pyodide_dir, "pyodide-lock.json"),
+                "index": pyodide_dir + "/",
+            }
+        )
+        run = subprocess.run(["node", str(script)], capture_output=True, text=True, timeout=300)
+        assert run.returncode == 0, run.stderr[-2000:]
+        answer = json.loads(run.stdout.strip().splitlines()[-1])
+        assert isinstance(answer, list), answer
+        return answer
+
+    before = compiled_from_source()
+    assert any("site-packages/IPython/" in p for p in before)
+    assert any(".zip/" in p for p in before)
+    assert build.compile_kernel(pyodide_dir, str(tmp_path), ["checkpoints"]) > 200
+    assert compiled_from_source() == []
+    with zipfile.ZipFile(os.path.join(pyodide_dir, "python_stdlib.zip")) as stdlib:
+        assert "ast.pyc" in stdlib.namelist() and "ast.py" in stdlib.namelist()
+    lock = json.loads(open(os.path.join(pyodide_dir, "pyodide-lock.json")).read())
+    for entry in lock["packages"].values():
+        path = os.path.join(pyodide_dir, entry["file_name"])
+        assert entry["sha256"] == hashlib.sha256(open(path, "rb").read()).hexdigest()
+        with zipfile.ZipFile(path) as whl:
+            record = next(n for n in whl.namelist() if n.endswith(".dist-info/RECORD"))
+            listed = {ln.split(",")[0] for ln in whl.read(record).decode().splitlines()}
+            assert listed == set(whl.namelist()), entry["name"]
+
+
 def test_the_service_worker_keeps_every_file_a_page_asks_for(tmp_path):
     """offline() lists each file of the site, and each folder with an index.html, spelled as a
     page asks for them ('@' and '+' as they are, a space escaped), and leaves out what no page
@@ -470,10 +541,25 @@ def test_site_holds_every_edition_and_no_solution(site, tmp_path):
         for d, _, names in os.walk(unpacked / "checkpoints")
         for n in names
     }
-    assert in_wheel == shipped
+    compiled = {p for p in in_wheel if f"__pycache__{os.sep}" in p}
+    assert in_wheel - compiled == shipped
+    modules = {p for p in shipped if p.endswith(".py") and not p.endswith("__main__.py")}
+    assert (
+        compiled
+        == {  # the bytecode of each module (compile_kernel), the command's aside
+            os.path.join(
+                os.path.dirname(p), "__pycache__", os.path.basename(p)[:-3] + ".cpython-314.pyc"
+            )
+            for p in modules
+        }
+    )
     for folder, _, files in [*os.walk(os.path.join(site, "files")), *os.walk(unpacked)]:
         for name in files:
             path = os.path.join(folder, name)
+            if name.endswith(".pyc"):
+                data = open(path, "rb").read()
+                assert not [m for m in INSTRUCTOR_MARKERS if m.encode() in data], path
+                continue
             text = open(path, encoding="utf-8").read()
             for marker in INSTRUCTOR_MARKERS:
                 assert marker not in text, f"{marker!r} in {path}"
@@ -695,6 +781,24 @@ def server_answers(base):
         return False
 
 
+KEPT = """async (count) => {
+  if (navigator.serviceWorker.controller === null) return false;
+  for (const name of await caches.keys()) {
+    if ((await (await caches.open(name)).keys()).length >= count) return true;
+  }
+  return false;
+}"""
+
+
+def wait_until_kept(page, site, seconds=120):
+    """Until the site's service worker controls the page and keeps every file of the site."""
+    count = len(build.site_files(site))
+    deadline = time.monotonic() + seconds
+    while not page.evaluate(KEPT, count):  # (wait_for_function would not await the promise)
+        assert time.monotonic() < deadline, f"the site's {count} files not kept in {seconds} s"
+        time.sleep(0.5)
+
+
 @pytest.mark.nbgrader
 @pytest.mark.browser
 def test_the_site_works_with_the_server_stopped_after_the_first_visit(site, browser_context):
@@ -707,8 +811,7 @@ def test_the_site_works_with_the_server_stopped_after_the_first_visit(site, brow
         page.goto(base + "/index.html")
         page.get_by_role("link", name="Step 1 · Softmax that never overflows").click()
         notebook_page.wait_for_notebook(page, notebook, EXERCISE)
-        # the site's service worker takes over once it has kept every file of the site
-        page.wait_for_function("navigator.serviceWorker.controller !== null", timeout=120_000)
+        wait_until_kept(page, site)
     assert not server_answers(base)
 
     page.goto(base + "/index.html")
@@ -786,7 +889,7 @@ def test_a_republished_site_says_so_and_keeps_the_learners_edits(
         typed = type_exercise(page, notebook, SOFTMAX)
         page.keyboard.press("Control+S")
         notebook_page.wait_for_stored_source(page, notebook, EXERCISE, typed)
-        page.wait_for_function("navigator.serviceWorker.controller !== null", timeout=120_000)
+        wait_until_kept(page, str(published))
 
         shutil.rmtree(published)
         shutil.copytree(second, published)  # the instructor republishes
