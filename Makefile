@@ -10,7 +10,7 @@ export PYTHONPATH := $(CURDIR)
 # SYSTEM_INSTALL=0: only tell. BWRAP=/path: the sandbox's bubblewrap, if not the one on PATH.
 SYSTEM := $(PYTHON) -m grading system
 
-.PHONY: dask-worker course-user system-test system-grading system-feedback system-demo system-browser system-site system-postgres site collect bench-site lab lint format test test-fast postgres postgres-stop bench-grading bench-judge bench-similar release autograde feedback grades report similar roster export demo reference fingerprints notebooks bench sandbox clean
+.PHONY: reach dask-worker course-user system-test system-grading system-feedback system-demo system-browser system-site system-postgres site collect bench-site lab lint format test test-fast postgres postgres-stop bench-grading bench-judge bench-similar release autograde feedback grades report similar roster export demo reference fingerprints notebooks bench sandbox clean
 
 # .venv is made from the course's own copy of the interpreter (.python/, grading/machine/interpreter.py):
 # the course user and every sandbox can run it, wherever PYTHON was installed.
@@ -32,6 +32,12 @@ $(BIN)/.torch: $(BIN)/.installed requirements-torch.txt
 	touch $@
 
 env: $(BIN)/.installed
+
+# As root, grading hands itself over to the course user (grading/course_user.py), which must be able
+# to enter the checkout and its class: make test and every target that grades ask first, so a clone
+# under a private folder stops at once with the one command that fixes it, before anything installs.
+reach:
+	@$(PYTHON) -m grading course-user reach
 
 system-test:
 	@$(SYSTEM) sandbox browser postgres npm node
@@ -81,7 +87,7 @@ site: system-site $(BIN)/.installed $(LITE_CACHE)
 
 ## make test: everything (unit tests, catalogue, all eight master notebooks, nbgrader cycle, torch cross-check);
 ## first the Debian packages: bubblewrap, util-linux, chromium, postgresql, npm
-test: system-test $(BIN)/.installed $(BIN)/.torch $(VENV)/mathjax/MathJax.js $(LITE_CACHE)
+test: reach system-test $(BIN)/.installed $(BIN)/.torch $(VENV)/mathjax/MathJax.js $(LITE_CACHE)
 	$(BIN)/python -m pytest
 
 ## make lint: ruff's checks and its formatting, over every Python file and notebook (CI runs it)
@@ -112,21 +118,21 @@ release: $(BIN)/.installed
 ## always, but no notebook is run, so the feedback shows the outputs each learner saved
 AUTOGRADE_FLAGS = $(if $(JOBS),--jobs $(JOBS)) $(if $(SCHEDULER),--scheduler $(SCHEDULER)) \
 	$(if $(filter 1,$(FORCE)),--force) --part $(PART)
-autograde: system-grading $(BIN)/.installed
+autograde: reach system-grading $(BIN)/.installed
 	$(if $(filter 1,$(UNSAFE)),ATTENTION_UNSAFE_NO_SANDBOX=1) $(if $(EXECUTE),ATTENTION_EXECUTE=$(EXECUTE)) \
 		$(BIN)/python -m grading autograde $(AUTOGRADE_FLAGS)
 
 ## make dask-worker SCHEDULER=tcp://course-host:8786: this machine as a grading worker of that Dask
 ## scheduler; a clone of the course and the sandbox are all it needs (no shared folder, no gradebook);
 ## NWORKERS=N worker processes (default: the cores); as root it runs as the course user
-dask-worker: system-grading $(BIN)/.installed
+dask-worker: reach system-grading $(BIN)/.installed
 	@test -n "$(SCHEDULER)" || { echo "make dask-worker needs SCHEDULER=tcp://host:8786" >&2; exit 2; }
 	$(BIN)/python -m grading dask-worker "$(SCHEDULER)" $(if $(NWORKERS),--nworkers $(NWORKERS))
 
 ## make collect: each hand-in zip of the in-browser edition, downloaded/<part>/archive/<student>.zip,
 ## into submitted/<student>/<part>/ (nbgrader zip_collect; unsafe zips are set aside in refused/);
 ## FORCE=1 replaces what is there
-collect: $(BIN)/.installed
+collect: reach $(BIN)/.installed
 	$(BIN)/python -m grading collect --part $(PART) $(if $(filter 1,$(FORCE)),--force)
 
 ## make course-user: as root, the unprivileged account grading can run as (attention-grader), its
@@ -143,14 +149,14 @@ postgres: system-postgres $(BIN)/.installed
 postgres-stop: $(BIN)/.installed
 	$(BIN)/python -m grading postgres stop
 
-feedback: system-feedback $(BIN)/.installed $(VENV)/mathjax/MathJax.js
+feedback: reach system-feedback $(BIN)/.installed $(VENV)/mathjax/MathJax.js
 	$(BIN)/python -m grading feedback --part $(PART)
 
-grades: $(BIN)/.installed
+grades: reach $(BIN)/.installed
 	$(BIN)/python -m grading grades --part $(PART)
 
 ## make similar: records/similar.html, pairs of submissions unusually alike (a list to review)
-similar: $(BIN)/.installed
+similar: reach $(BIN)/.installed
 	$(BIN)/python -m grading similar --part $(PART)
 
 ## make roster ROSTER=roster.csv: the students' names, emails and LMS ids into the gradebook
@@ -162,19 +168,19 @@ roster: $(BIN)/.installed
 
 ## make export LMS=canvas|moodle|plain [COLUMNS=checkpoints] [TITLE="..."]: records/exports/<lms>.csv
 ## (DEMO=1: make demo's class)
-export: $(BIN)/.installed
+export: reach $(BIN)/.installed
 	$(BIN)/python -m grading export --to $(LMS) --columns $(COLUMNS) --part $(PART) \
 		$(if $(TITLE),--title "$(TITLE)") $(if $(filter 1,$(DEMO)),--demo)
 
 ## make report: records/report.html and report.json, the class report (DEMO=1: make demo's class)
-report: $(BIN)/.installed
+report: reach $(BIN)/.installed
 	$(BIN)/python -m grading report --part $(PART) $(if $(filter 1,$(DEMO)),--demo)
 
 ## make demo: release, a simulated class (correct, empty, six classic mistakes, half-finished), grade, table
 ## PART=xslm: part two's class (correct, empty, its nine catalogued mistakes); table grades-xslm.csv
 ## all in demo/, a class folder of its own (demo/submitted/, demo/records/gradebook.db and grades.csv):
 ## the course's submissions and gradebook are never touched
-demo: system-demo $(BIN)/.installed $(VENV)/mathjax/MathJax.js
+demo: reach system-demo $(BIN)/.installed $(VENV)/mathjax/MathJax.js
 	$(if $(filter 1,$(UNSAFE)),ATTENTION_UNSAFE_NO_SANDBOX=1) $(BIN)/python -m grading demo \
 		--part $(PART)
 

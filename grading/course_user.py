@@ -2,6 +2,7 @@
 
     python -m grading course-user setup      # as root: what `make course-user` runs
     python -m grading course-user check      # as anyone: what is set up, and what is missing
+    python -m grading course-user reach      # as root: can it enter the course? (make test asks)
 
 Set-up makes, when they are missing:
 - the system account USER (no login, no home) and its group;
@@ -243,15 +244,26 @@ def name_this_process(name):
 def give_class(user):
     """As root: what grading writes in the class made user's; stops, saying why, when user could
     not reach the code or the class."""
-    for path, what in ((paths.ROOT, "the course"), (paths.COURSE, "the class")):
-        blocked = next((p for p in ancestry(path) if not allowed(os.stat(p), user, 0o1)), None)
-        if blocked:
-            fix = f"chmod o+x {blocked}, or put {what} where every account can reach it (/srv)"
-            raise SystemExit(refusal(user, f"cannot reach {what} at {path}", blocked, fix))
+    why = unreachable(user)
+    if why:
+        raise SystemExit(why)
     records.settle()  # an older layout's gradebook into records/ first, as root can
     for folder in GIVEN:  # learners' work, verdicts and grades: the course user's and root's only
         os.makedirs(folder, mode=0o700, exist_ok=True)
         hand_tree(folder, user, mode=0o700)
+
+
+def unreachable(user=None):
+    """Why user (default: the course user, or an account yet to be made, which owns nothing) cannot
+    enter the course's code or its class, in one sentence with the command that fixes it; None
+    when it can."""
+    user = user or account() or pwd.struct_passwd((USER, "x", -1, -1, "", "/nonexistent", ""))
+    for path, what in ((paths.ROOT, "the course"), (paths.COURSE, "the class")):
+        blocked = next((p for p in ancestry(path) if not allowed(os.stat(p), user, 0o1)), None)
+        if blocked:
+            fix = f"chmod o+x {blocked}, or put {what} where every account can reach it (/srv)"
+            return refusal(user, f"cannot reach {what} at {path}", blocked, fix)
+    return None
 
 
 def refusal(user, what, example, fix):
@@ -330,13 +342,21 @@ def give_folder(fd, ids, depth):
 
 def arguments(parser, command):
     """`python -m grading course-user setup|check [--user NAME]`."""
-    parser.add_argument("action", choices=["setup", "check"],
-                        help="setup (as root: what make course-user runs) or check")  # fmt: skip
+    parser.add_argument("action", choices=["setup", "check", "reach"],
+                        help="setup (as root: what make course-user runs), check, or reach (can "
+                             "the course user enter the course and its class? what make test and "
+                             "every grading target ask first)")  # fmt: skip
     parser.add_argument("--user", default=USER, help=f"the account's name (default {USER})")
 
 
 def main(args):
-    """Set the course user up (setup), then say what is set up and what is missing."""
+    """Set the course user up (setup), then say what is set up and what is missing; or (reach)
+    stop with one sentence when, as root, grading could not be handed over for lack of a path."""
+    if args.action == "reach":
+        why = unreachable() if os.geteuid() == 0 else None  # anyone else grades as themselves
+        if why:
+            print(why, file=sys.stderr)
+        return 1 if why else 0
     if args.action == "setup":
         setup(args.user)
     gaps = missing(args.user)

@@ -405,6 +405,34 @@ def test_root_is_told_why_when_the_course_user_cannot_reach_the_class():
         shutil.rmtree(closed)
 
 
+@pytest.mark.parametrize("target", ["test", "autograde", "demo"])
+def test_make_stops_at_once_where_the_course_user_cannot_reach_the_checkout(target):
+    """A clone under a folder only root may enter: make test (and each target that grades) stops
+    within seconds, before installing or running anything, with the one sentence that names the
+    folder, its mode and the command that opens it. The clone holds what runs before pytest: the
+    Makefile and the grading package (no .venv, so nothing could be reused from this checkout)."""
+    closed = tempfile.mkdtemp(prefix="attn-closed-")  # 0700, root's
+    clone = os.path.join(closed, "course")
+    os.makedirs(clone)
+    shutil.copy(os.path.join(ROOT, "Makefile"), clone)
+    shutil.copytree(os.path.join(ROOT, "grading"), os.path.join(clone, "grading"),
+                    ignore=shutil.ignore_patterns("__pycache__"))  # fmt: skip
+    try:
+        env = dict(os.environ, PYTHON="/usr/bin/python3")  # a fresh machine's Python, no .venv
+        done = subprocess.run(
+            ["make", target], cwd=clone, capture_output=True, text=True, timeout=120, env=env
+        )
+        assert done.returncode != 0, done.stdout[-2000:]
+        assert f"cannot reach the course at {clone}" in done.stderr
+        assert (
+            f"{closed} (mode 0700, root's)" in done.stderr and f"chmod o+x {closed}" in done.stderr
+        )
+        assert sorted(os.listdir(clone)) == ["Makefile", "grading"]  # no .venv, nothing installed
+        assert "test session starts" not in done.stdout
+    finally:
+        shutil.rmtree(closed)
+
+
 def test_an_autograde_still_running_as_root_stops_before_any_learner_code():
     """nbgrader's Autograde run in a root process that did not hand over (the formgrader's button
     in a server root started) fails at its first autograde preprocessor, before the sandboxed
