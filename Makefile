@@ -86,9 +86,12 @@ site: system-site $(BIN)/.installed $(LITE_CACHE)
 	$(BIN)/python -m grading site $(SITE)
 
 ## make test: everything (unit tests, catalogue, all eight master notebooks, nbgrader cycle, torch cross-check);
-## first the Debian packages: bubblewrap, util-linux, chromium, postgresql, npm
+## first the Debian packages: bubblewrap, util-linux, chromium, postgresql, npm. Two pytest-xdist workers:
+## the files that write in the checkout run in order on one, the rest beside them (tests/conftest.py);
+## TEST_WORKERS=0 runs it in one process. It ends with its time against the budget (docs/developing.md)
+TEST_WORKERS ?= 2
 test: reach system-test $(BIN)/.installed $(BIN)/.torch $(VENV)/mathjax/MathJax.js $(LITE_CACHE)
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup
 
 ## make lint: ruff's checks and its formatting, over every Python file and notebook (CI runs it)
 lint: $(BIN)/.installed

@@ -1,16 +1,56 @@
-"""What every run of the suite shares: the cost report printed at its end.
+"""What every run of the suite shares: which tests may run at the same time, and the cost
+report printed at its end (docs/developing.md, "The suite's budget").
 
-The suite's budget is 35 minutes of wall time for `make test` on the 2-core CI machine
-(docs/developing.md, "The suite's budget"). Every run ends with its wall time against that budget
-and the ten test files that took longest, so a change sees what it costs before CI does.
+`make test` runs the suite on two pytest-xdist workers with `--dist loadgroup`. Each test file is
+one work unit, so a module's fixtures are built once; the files in SHARES_THE_CHECKOUT form one
+unit together, run in their usual order on one worker, because each of them writes where the
+others read (the class, the gradebook, release/, build/, demo/) or snapshots the whole checkout.
+Every other file works in its own temporary folders and runs beside them on the other worker.
 """
 
 import collections
 import time
 
+import pytest
+
+# The files that write in the checkout (or need all of it to hold still), with what forces it.
+# A new test file that calls classroom.*, course.release()/workspace(), make lab or make site, or
+# grades as root, belongs here.
+SHARES_THE_CHECKOUT = {
+    "tests/checkpoints/test_package_shipping.py": "course.release(): release/, release-ko/",
+    "tests/checkpoints/test_progress.py": "course.workspace(): release/",
+    "tests/grading/authoring/test_editions.py": "the mixed class: start_over(), release-ko/ja",
+    "tests/grading/authoring/test_release.py": "course.release() of every edition, build/",
+    "tests/grading/authoring/test_workspace_layout.py": "course.release(), course.workspace()",
+    "tests/grading/nbgrader/test_classroom_intake.py": "the class, its gradebook, release/",
+    "tests/grading/nbgrader/test_deadlines.py": "the class, deadlines.csv",
+    "tests/grading/nbgrader/test_display.py": "grader_config: records/, exchange/, deadlines.csv",
+    "tests/grading/nbgrader/test_nbgrader_cli.py": "the class, the gradebook, the formgrader",
+    "tests/grading/nbgrader/test_xslm_nbgrader.py": "the class, release/xslm, demo/",
+    "tests/grading/scale/test_farm.py": "start_over(), the class through every lane",
+    "tests/grading/scale/test_server.py": "as root: the course user's set-up, the class given",
+    "tests/grading/test_classroom.py": "the class and demo/",
+    "tests/grading/test_course_user.py": "the course user's account, subuids and cgroups",
+    "tests/grading/test_hostile_class.py": "snapshots the checkout; the class",
+    "tests/grading/test_hostile_lanes.py": "snapshots the checkout; the class",
+    "tests/grading/test_third_part.py": "as root: the course user's set-up",
+    "tests/lite/test_site.py": "make site (release*/, build/), make collect into the class",
+    "tests/test_browser.py": "make lab: release/, notebooks/lab-config/",
+    "tests/test_lab.py": "make lab of every edition: release*/, build/editions/",
+}
+
 BUDGET_S = 35 * 60  # the whole suite, `make test`, on the 2-core CI machine
 SLOWEST = 10
 STARTED = time.monotonic()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items):
+    """Each file its own work unit, but SHARES_THE_CHECKOUT's files one unit together."""
+    for item in items:
+        path = item.nodeid.split("::")[0]
+        unit = "checkout" if path in SHARES_THE_CHECKOUT else path
+        item.add_marker(pytest.mark.xdist_group(unit))
 
 
 def file_seconds(reports):
@@ -18,7 +58,7 @@ def file_seconds(reports):
     seconds = collections.Counter()
     for report in reports:
         if getattr(report, "when", None) in ("setup", "call", "teardown"):
-            seconds[report.nodeid.split("::")[0]] += report.duration
+            seconds[report.nodeid.split("::")[0].split("@")[0]] += report.duration
     return seconds
 
 

@@ -28,11 +28,14 @@ def tool_environment():
     return dict(os.environ, PATH=path, PYTHONPATH=ROOT)
 
 
-def nbgrader(*args, edition=None):
-    """Run one nbgrader command from the course root, with this environment's tools on PATH."""
+def nbgrader(*args, edition=None, course=None):
+    """Run one nbgrader command from the course root, with this environment's tools on PATH;
+    course: another class folder for it (grader_config's COURSE)."""
     env = tool_environment()
     if edition:
         env["ATTENTION_EDITION"] = edition  # grader_config's code stub speaks it
+    if course:
+        env["ATTENTION_COURSE"] = os.path.abspath(course)
     return subprocess.run(
         [sys.executable, "-m", "nbgrader", *args],
         cwd=ROOT,
@@ -52,7 +55,7 @@ def release_folder(edition=ENGLISH, assignment=ASSIGNMENT):
     return paths.release(assignment, edition)
 
 
-def release(edition=ENGLISH, assignment=ASSIGNMENT):
+def release(edition=ENGLISH, assignment=ASSIGNMENT, into=None):
     """Build the student edition of one language edition; refuse if the master folder holds
     learner files.
 
@@ -60,6 +63,11 @@ def release(edition=ENGLISH, assignment=ASSIGNMENT):
     English is registered in the gradebook (`nbgrader generate_assignment`); another edition is
     generated from its built source (authoring.editions) with --no-db: its graded cells are the
     English ones byte for byte, so the gradebook grades every edition alike.
+
+    into: a folder outside the class to release into instead (into/<part>), registered nowhere
+    and with into as nbgrader's class folder: the student edition alone, for a workspace that
+    leaves the course's release/, class and gradebook as they are (a test's, beside others that
+    grade); another edition's translated notebooks are still built in build/editions/ first.
     """
     from grading.authoring import editions
 
@@ -86,11 +94,21 @@ def release(edition=ENGLISH, assignment=ASSIGNMENT):
             f"--CourseDirectory.source_directory={source}",
             f"--CourseDirectory.release_directory={released}",
         ]
-    done = nbgrader("generate_assignment", assignment, "--force", *flags, edition=edition)
+    if into is not None:  # an absolute folder: nbgrader's root does not prefix it
+        os.makedirs(into, exist_ok=True)
+        flags = [f for f in flags if "release_directory" not in f and f != "--no-db"]
+        flags += ["--no-db", f"--CourseDirectory.release_directory={os.path.abspath(into)}"]
+        if edition != ENGLISH:  # relative to the course, which is into now
+            source = editions.build(edition, assignment)
+            flags = [f for f in flags if "source_directory" not in f]
+            flags.append(f"--CourseDirectory.source_directory={os.path.relpath(source, into)}")
+    done = nbgrader(
+        "generate_assignment", assignment, "--force", *flags, edition=edition, course=into
+    )
     if done.returncode != 0:
         print(done.stdout[-3000:] + done.stderr[-3000:])
         raise SystemExit("nbgrader generate_assignment failed (its log is above)")
-    folder = release_folder(edition, assignment)
+    folder = os.path.join(into, assignment) if into else release_folder(edition, assignment)
     install_package(folder, assignment, edition)  # nbgrader's source folders do not hold it
     files = sum(len(f) for _, _, f in os.walk(folder))
     where = os.path.relpath(folder, ROOT)
@@ -215,16 +233,17 @@ def share_parts(dest):
                             ignore=shutil.ignore_patterns("__pycache__"))  # fmt: skip
 
 
-def workspace(dest=WORKSPACE, edition=ENGLISH, assignment=ASSIGNMENT):
+def workspace(dest=WORKSPACE, edition=ENGLISH, assignment=ASSIGNMENT, release_into=None):
     """Copy a part's student edition into dest/<its folder>/ without touching anything the
-    learner already has there; returns that folder.
+    learner already has there; returns that folder. release_into: where the student edition is
+    made (release()'s into), when not the course's release/.
 
     Each part has a folder of its own (part-1-attention/, part-2-gpt/): its notebooks beside the
     files they save, and the checkpoints package of the parts the workspace holds (share_parts).
     A workspace of the older flat layout is first moved into those folders (into_part_folders),
     each move said.
     """
-    released = release(edition, assignment)
+    released = release(edition, assignment, into=release_into)
     into_part_folders(dest)
     here = os.path.join(dest, PARTS[assignment].folder)
     os.makedirs(here, exist_ok=True)

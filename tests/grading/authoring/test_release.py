@@ -158,3 +158,32 @@ def test_hidden_cells_say_one_line_and_do_not_echo_their_docstring(release_dir):
                     if line.strip() and not line.startswith("#")
                 ]
                 assert code[-1].startswith("hidden("), (name, cell.source)
+
+
+def folder_bytes(top):
+    """{path relative to top: bytes} of every file under top."""
+    found = {}
+    for here, _, names in os.walk(top):
+        for name in names:
+            with open(os.path.join(here, name), "rb") as f:
+                found[os.path.relpath(os.path.join(here, name), top)] = f.read()
+    return found
+
+
+@pytest.mark.parametrize("edition", ["en", "ko"])
+def test_a_release_into_a_folder_of_its_own_is_the_release_and_touches_no_class(
+    edition, tmp_path
+):
+    """release(into=...) makes, in that folder, byte for byte the course's student edition, and
+    leaves the course's release, its gradebook and its class folders as they were: a test that
+    only needs the notebooks (the headless mistakes) runs beside the tests that grade."""
+    made = course.release(edition)
+    gradebook = os.path.join(ROOT, "records", "gradebook.db")
+    before = folder_bytes(made), os.stat(made).st_mtime_ns, os.stat(gradebook).st_mtime_ns
+    into = course.release(edition, into=str(tmp_path / "own"))
+    assert into == str(tmp_path / "own" / ASSIGNMENT)
+    assert folder_bytes(into) == before[0] and len(before[0]) > 8
+    assert (folder_bytes(made), os.stat(made).st_mtime_ns) == before[:2]
+    assert os.stat(gradebook).st_mtime_ns == before[2]
+    assert sorted(os.listdir(tmp_path / "own")) == [ASSIGNMENT, "exchange", "records"]
+    assert os.listdir(tmp_path / "own" / "records") == []  # nothing registered
