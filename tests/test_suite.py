@@ -1,4 +1,4 @@
-"""The suite's own rules (tests/conftest.py): which files share the checkout, and its cost report."""
+"""The suite's own rules (tests/conftest.py): the files that share the checkout; its cost report."""
 
 import os
 import re

@@ -171,9 +171,7 @@ def folder_bytes(top):
 
 
 @pytest.mark.parametrize("edition", ["en", "ko"])
-def test_a_release_into_a_folder_of_its_own_is_the_release_and_touches_no_class(
-    edition, tmp_path
-):
+def test_a_release_into_a_folder_of_its_own_is_the_release_and_touches_no_class(edition, tmp_path):
     """release(into=...) makes, in that folder, byte for byte the course's student edition, and
     leaves the course's release, its gradebook and its class folders as they were: a test that
     only needs the notebooks (the headless mistakes) runs beside the tests that grade."""
