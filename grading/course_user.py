@@ -24,6 +24,7 @@ with `environment()`, its output relayed by root's process (`handed_over`).
 
 import codecs
 import ctypes
+import fcntl
 import os
 import pwd
 import re
@@ -83,9 +84,24 @@ def run(argv):
 
 
 def setup(name=USER):
-    """As root: make the course user, its subordinate ids and its cgroups; the user's entry."""
+    """As root: make the course user, its subordinate ids and its cgroups; the user's entry.
+    One process at a time (SETUP_LOCK): two grading commands started at once on a new machine
+    would otherwise both create the account, and the second would fail."""
     if os.geteuid() != 0:
         raise SystemExit("grading.course_user setup needs root (it creates an account)")
+    lock = os.open(SETUP_LOCK, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return set_up(name)
+    finally:
+        os.close(lock)  # and with it the lock
+
+
+SETUP_LOCK = "/run/attention-course-user.lock"  # in root's own /run: no account can plant a link
+
+
+def set_up(name):
+    """setup's work, under its lock."""
     if account(name) is None:
         print(f"Creating the course user {name} (a system account: no login, no home)", flush=True)
         run(["useradd", "--system", "--user-group", "--no-create-home", "--home-dir",

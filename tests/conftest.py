@@ -9,6 +9,9 @@ Every other file works in its own temporary folders and runs beside them on the 
 """
 
 import collections
+import os
+import shutil
+import subprocess
 import time
 
 import pytest
@@ -22,6 +25,7 @@ SHARES_THE_CHECKOUT = {
     "tests/grading/authoring/test_editions.py": "the mixed class: start_over(), release-ko/ja",
     "tests/grading/authoring/test_release.py": "course.release() of every edition, build/",
     "tests/grading/authoring/test_workspace_layout.py": "course.release(), course.workspace()",
+    "tests/grading/nbgrader/test_collect.py": "make collect into the class, release/",
     "tests/grading/nbgrader/test_classroom_intake.py": "the class, its gradebook, release/",
     "tests/grading/nbgrader/test_deadlines.py": "the class, deadlines.csv",
     "tests/grading/nbgrader/test_display.py": "grader_config: records/, exchange/, deadlines.csv",
@@ -34,7 +38,6 @@ SHARES_THE_CHECKOUT = {
     "tests/grading/test_hostile_class.py": "snapshots the checkout; the class",
     "tests/grading/test_hostile_lanes.py": "snapshots the checkout; the class",
     "tests/grading/test_third_part.py": "as root: the course user's set-up",
-    "tests/lite/test_site.py": "make site (release*/, build/), make collect into the class",
     "tests/test_browser.py": "make lab: release/, notebooks/lab-config/",
     "tests/test_lab.py": "make lab of every edition: release*/, build/editions/",
 }
@@ -42,6 +45,33 @@ SHARES_THE_CHECKOUT = {
 BUDGET_S = 35 * 60  # the whole suite, `make test`, on the 2-core CI machine
 SLOWEST = 10
 STARTED = time.monotonic()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionstart(session):
+    """Once, before any worker starts: what the files on both sides would otherwise first make
+    at the same time. The editions' translated notebooks (build/editions/, which make site and
+    make lab build, and which the hostile classes' snapshot of the checkout covers): built here,
+    each later build in the run finds them current and writes nothing. As root, the course user
+    (grading as root sets it up on first use, in either worker)."""
+    if hasattr(session.config, "workerinput"):  # a worker: the controller did it
+        return
+    from grading.authoring import editions
+    from grading.parts import PARTS
+
+    for code in editions.languages():
+        for part in PARTS:
+            try:
+                editions.build(code, part)
+            except SystemExit as incomplete:  # the editions' own tests say what is wrong
+                print(f"build/editions/{code}/{part} not built: {incomplete}")
+    if os.geteuid() == 0 and shutil.which("useradd"):
+        from grading import course_user
+
+        try:
+            course_user.setup()
+        except (OSError, subprocess.CalledProcessError, SystemExit) as err:
+            print(f"the course user is not set up: {err}")  # its own tests say why
 
 
 @pytest.hookimpl(tryfirst=True)

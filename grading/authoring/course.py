@@ -34,8 +34,9 @@ def nbgrader(*args, edition=None, course=None):
     env = tool_environment()
     if edition:
         env["ATTENTION_EDITION"] = edition  # grader_config's code stub speaks it
-    if course:
+    if course:  # a class of its own has its own SQLite gradebook, never DB_URL's
         env["ATTENTION_COURSE"] = os.path.abspath(course)
+        env.pop("DB_URL", None)
     return subprocess.run(
         [sys.executable, "-m", "nbgrader", *args],
         cwd=ROOT,
@@ -64,10 +65,10 @@ def release(edition=ENGLISH, assignment=ASSIGNMENT, into=None):
     generated from its built source (authoring.editions) with --no-db: its graded cells are the
     English ones byte for byte, so the gradebook grades every edition alike.
 
-    into: a folder outside the class to release into instead (into/<part>), registered nowhere
-    and with into as nbgrader's class folder: the student edition alone, for a workspace that
-    leaves the course's release/, class and gradebook as they are (a test's, beside others that
-    grade); another edition's translated notebooks are still built in build/editions/ first.
+    into: a class folder of its own to release into instead: the student edition in into/<part>,
+    registered (English) in into's own gradebook, into/records/. The course's release/, class and
+    gradebook stay as they are: a site's build, or a test beside others that grade, uses it
+    (another edition's translated notebooks are still built in build/editions/ first).
     """
     from grading.authoring import editions
 
@@ -96,8 +97,8 @@ def release(edition=ENGLISH, assignment=ASSIGNMENT, into=None):
         ]
     if into is not None:  # an absolute folder: nbgrader's root does not prefix it
         os.makedirs(into, exist_ok=True)
-        flags = [f for f in flags if "release_directory" not in f and f != "--no-db"]
-        flags += ["--no-db", f"--CourseDirectory.release_directory={os.path.abspath(into)}"]
+        flags = [f for f in flags if "release_directory" not in f]
+        flags.append(f"--CourseDirectory.release_directory={os.path.abspath(into)}")
         if edition != ENGLISH:  # relative to the course, which is into now
             source = editions.build(edition, assignment)
             flags = [f for f in flags if "source_directory" not in f]

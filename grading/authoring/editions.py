@@ -279,11 +279,30 @@ def build(code, assignment=ASSIGNMENT):
     if missing:
         raise SystemExit(f"the {code} edition is not complete:\n  " + "\n  ".join(missing))
     target = os.path.join(BUILD, code, assignment)
-    shutil.rmtree(target, ignore_errors=True)
-    os.makedirs(target)
+    os.makedirs(target, exist_ok=True)
+    for name in set(os.listdir(target)) - set(books):  # what an older build left
+        gone = os.path.join(target, name)
+        shutil.rmtree(gone) if os.path.isdir(gone) else os.remove(gone)
     for notebook, (book, _) in books.items():
-        nbformat.write(book, os.path.join(target, notebook))
+        write_if_changed(os.path.join(target, notebook), nbformat.writes(book) + "\n")
     return os.path.dirname(target)
+
+
+def write_if_changed(path, text):
+    """Write text to path unless it already holds it, by a rename, so that a reader (a release
+    made at the same time) finds the old notebook or the new one, never half of one. The text is
+    staged beside the part's folder, where no release and no cleaning of that folder looks."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            if f.read() == text:
+                return
+    except FileNotFoundError:
+        pass
+    part = os.path.dirname(path)
+    staged = os.path.join(os.path.dirname(part), f".{os.path.basename(part)}.{os.getpid()}.tmp")
+    with open(staged, "w", encoding="utf-8") as f:
+        f.write(text)
+    os.replace(staged, path)
 
 
 def arguments(parser, command):

@@ -40,6 +40,28 @@ def test_setup_makes_the_course_user_once_and_leaves_it_as_it_is():
     assert cli.main(["course-user", "check"]) == 0
 
 
+def test_set_up_waits_for_another_set_up_in_progress():
+    """Two grading commands started at once on a new machine would both create the account: a
+    set-up waits while another process holds SETUP_LOCK, and goes on once it is let go."""
+    import fcntl
+    import time
+
+    course_user.setup()
+    lock = os.open(course_user.SETUP_LOCK, os.O_RDWR)
+    fcntl.flock(lock, fcntl.LOCK_EX)  # another set-up in progress
+    code = "from grading import course_user; course_user.setup(); print('set up')"
+    env = dict(os.environ, PYTHONPATH=ROOT)
+    waiting = subprocess.Popen(
+        [sys.executable, "-c", code], cwd=ROOT, text=True, stdout=subprocess.PIPE, env=env
+    )
+    try:
+        time.sleep(3)
+        assert waiting.poll() is None  # still waiting for the lock
+    finally:
+        os.close(lock)
+    assert waiting.wait(timeout=60) == 0 and waiting.stdout.read() == "set up\n"
+
+
 def run_as_course_user(script, *args):
     """Run a script of tests/fixtures/as_course_user/ as the course user; its JSON answer."""
     user = course_user.setup()

@@ -172,9 +172,12 @@ def folder_bytes(top):
 
 @pytest.mark.parametrize("edition", ["en", "ko"])
 def test_a_release_into_a_folder_of_its_own_is_the_release_and_touches_no_class(edition, tmp_path):
-    """release(into=...) makes, in that folder, byte for byte the course's student edition, and
-    leaves the course's release, its gradebook and its class folders as they were: a test that
-    only needs the notebooks (the headless mistakes) runs beside the tests that grade."""
+    """release(into=...) makes, in that folder, byte for byte the course's student edition,
+    registered (English) in that folder's own gradebook, and leaves the course's release and
+    gradebook as they were: a test that only needs the notebooks (the headless mistakes), or a
+    class of its own (the site's learner), runs beside the tests that grade."""
+    from nbgrader.api import Gradebook
+
     made = course.release(edition)
     gradebook = os.path.join(ROOT, "records", "gradebook.db")
     before = folder_bytes(made), os.stat(made).st_mtime_ns, os.stat(gradebook).st_mtime_ns
@@ -184,4 +187,10 @@ def test_a_release_into_a_folder_of_its_own_is_the_release_and_touches_no_class(
     assert (folder_bytes(made), os.stat(made).st_mtime_ns) == before[:2]
     assert os.stat(gradebook).st_mtime_ns == before[2]
     assert sorted(os.listdir(tmp_path / "own")) == [ASSIGNMENT, "exchange", "records"]
-    assert os.listdir(tmp_path / "own" / "records") == []  # nothing registered
+    own = tmp_path / "own" / "records" / "gradebook.db"
+    if edition == "en":
+        with Gradebook(f"sqlite:///{own}") as gb:
+            cells = gb.find_assignment(ASSIGNMENT).max_score
+        assert cells == pytest.approx(39)
+    else:  # another edition's graded cells are the English ones: registered with English only
+        assert not own.exists()
