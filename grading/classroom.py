@@ -318,18 +318,19 @@ def defined_step(source):
     return next((fn for fn in STEPS if f"def {fn}(" in source), None)
 
 
-def write_submission(student, replace=None, steps=None, edition="en"):
+def write_submission(student, replace=None, steps=None, edition="en", released=None):
     """A simulated learner: the student edition solved, saved as a learner would save it.
 
     Solved up to `steps` (all steps if None), with replace's bugs, in the given language edition
-    (its student edition must have been released). model.py is built from the filled notebooks'
-    own cells, exactly as their save cells would build it.
+    (its student edition must have been released, into the course's release/ or the folder
+    `released` names). model.py is built from the filled notebooks' own cells, exactly as their
+    save cells would build it.
     """
     from checkpoints.attention.modelfile import STEPS, ensure_model, save_section
 
     dest = os.path.join(SUBMITTED, student, ASSIGNMENT)
     shutil.rmtree(os.path.dirname(dest), ignore_errors=True)
-    shutil.copytree(course.release_folder(edition), dest)
+    shutil.copytree(released or course.release_folder(edition), dest)
     wanted = STEPS[:steps] if steps is not None else STEPS
     solutions = {
         gid: src

@@ -10,12 +10,14 @@ from tests import conftest
 # What a test file does when it writes in the checkout or grades as root: the calls that put it
 # among SHARES_THE_CHECKOUT (grading/classroom.py, grading/authoring/course.py, make's targets).
 WRITES_THE_CHECKOUT = re.compile(
-    r"classroom\.(start_over|demo|autograde|write_submission|grades\(\))"
-    r"|course\.(release|workspace)\((?![^)]*into=)|running_lab\(|write_real_class\("
+    r"classroom\.(start_over|demo|autograde|grades\(\))"
+    r"|(classroom\.write_submission|course\.release|course\.workspace)\((?![^)]*(into|released)=)"
+    r"|running_lab\(|write_real_class\("
     r"|server\.Server\(|course_user\.(setup|prepare|command)\("
     r"|\"make\", \"(collect|lab|demo)\""
 )  # a release or workspace made into a folder of the test's own (into=) writes none of it, nor
-# does make site (it releases into its own, and build/editions/ is rewritten only when it changes)
+# does make site (it releases into its own, and build/editions/ is rewritten only when it changes),
+# nor a submission written from such a release (released=) in a class of the test's own
 
 
 def suite_files():
