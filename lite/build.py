@@ -271,17 +271,14 @@ def lite_config(packages):
 def workspaces(dest):
     """dest/<edition>/<part's folder>/: each edition's student notebooks of each part, the files
     they save and the part's checkpoints package, exactly as `make lab EDITION=<edition>` (then
-    PART=xslm) prepares them. Each student edition is released into a folder of the build's own:
-    the course's release/ and its gradebook are the instructor's, and a site build leaves them."""
+    PART=xslm) prepares them (which leaves the course's release/ and gradebook as they are)."""
     from grading.authoring import editions
     from grading.parts import PARTS
 
     shutil.rmtree(dest, ignore_errors=True)
-    with tempfile.TemporaryDirectory(prefix="lite-release-") as released:
-        for edition in editions.languages():
-            for part in PARTS:
-                course.workspace(os.path.join(dest, edition), edition=edition, assignment=part,
-                                 release_into=os.path.join(released, edition))  # fmt: skip
+    for edition in editions.languages():
+        for part in PARTS:
+            course.workspace(os.path.join(dest, edition), edition=edition, assignment=part)
     return dest
 
 

@@ -20,11 +20,8 @@ import pytest
 # A new test file that calls classroom.*, course.release()/workspace(), make lab or make site, or
 # grades as root, belongs here.
 SHARES_THE_CHECKOUT = {
-    "tests/checkpoints/test_package_shipping.py": "course.release(): release/, release-ko/",
-    "tests/checkpoints/test_progress.py": "course.workspace(): release/",
     "tests/grading/authoring/test_editions.py": "the mixed class: start_over(), release-ko/ja",
     "tests/grading/authoring/test_release.py": "course.release() of every edition, build/",
-    "tests/grading/authoring/test_workspace_layout.py": "course.release(), course.workspace()",
     "tests/grading/nbgrader/test_collect.py": "make collect into the class, release/",
     "tests/grading/nbgrader/test_classroom_intake.py": "the class, its gradebook, release/",
     "tests/grading/nbgrader/test_deadlines.py": "the class, deadlines.csv",

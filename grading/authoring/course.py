@@ -11,6 +11,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 
 import nbformat
 
@@ -112,8 +113,7 @@ def release(edition=ENGLISH, assignment=ASSIGNMENT, into=None):
     folder = os.path.join(into, assignment) if into else release_folder(edition, assignment)
     install_package(folder, assignment, edition)  # nbgrader's source folders do not hold it
     files = sum(len(f) for _, _, f in os.walk(folder))
-    where = os.path.relpath(folder, ROOT)
-    print(f"{where}: {files} files, {folder_size(folder) / 1024:.0f} KiB")
+    print(f"{shown(folder)}: {files} files, {folder_size(folder) / 1024:.0f} KiB")
     return folder
 
 
@@ -234,17 +234,23 @@ def share_parts(dest):
                             ignore=shutil.ignore_patterns("__pycache__"))  # fmt: skip
 
 
-def workspace(dest=WORKSPACE, edition=ENGLISH, assignment=ASSIGNMENT, release_into=None):
+def workspace(dest=WORKSPACE, edition=ENGLISH, assignment=ASSIGNMENT):
     """Copy a part's student edition into dest/<its folder>/ without touching anything the
-    learner already has there; returns that folder. release_into: where the student edition is
-    made (release()'s into), when not the course's release/.
+    learner already has there; returns that folder. The student edition is made for it in a
+    folder of its own (release()'s into): a workspace leaves the course's release/ and gradebook,
+    which are the instructor's, as they are.
 
     Each part has a folder of its own (part-1-attention/, part-2-gpt/): its notebooks beside the
     files they save, and the checkpoints package of the parts the workspace holds (share_parts).
     A workspace of the older flat layout is first moved into those folders (into_part_folders),
     each move said.
     """
-    released = release(edition, assignment, into=release_into)
+    with tempfile.TemporaryDirectory(prefix="attn-release-") as own:
+        return fill_workspace(dest, release(edition, assignment, into=own), assignment)
+
+
+def fill_workspace(dest, released, assignment):
+    """workspace's copy of the student edition in released into dest/<part's folder>/."""
     into_part_folders(dest)
     here = os.path.join(dest, PARTS[assignment].folder)
     os.makedirs(here, exist_ok=True)

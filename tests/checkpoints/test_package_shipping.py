@@ -42,9 +42,11 @@ def test_the_repository_holds_no_symbolic_link():
 
 
 @pytest.mark.parametrize("part", [ASSIGNMENT, XSLM])
-def test_each_release_ships_its_own_share_of_the_package(part):
-    """release/<part>/checkpoints: the whole package but the other part's checks and table."""
-    shipped = files_under(os.path.join(course.release(assignment=part), "checkpoints"))
+def test_each_release_ships_its_own_share_of_the_package(part, tmp_path):
+    """release/<part>/checkpoints: the whole package but the other part's checks and table (a
+    release made into a folder of the test's own: byte for byte the course's, test_release.py)."""
+    released = course.release(assignment=part, into=str(tmp_path))
+    shipped = files_under(os.path.join(released, "checkpoints"))
     whole = {p for p in files_under(LEARNER_PACKAGE) if "__pycache__" not in p}
     left_out = {
         p
@@ -60,10 +62,10 @@ def test_each_release_ships_its_own_share_of_the_package(part):
     assert table[part] in shipped and table[other] not in shipped
 
 
-def test_part_two_works_from_a_package_without_part_one():
+def test_part_two_works_from_a_package_without_part_one(tmp_path):
     """Part two's release has no checkpoints/attention/: its checkpoints import and save all the
     same, and part one's names are simply absent from the package."""
-    folder = course.release(assignment=XSLM)
+    folder = course.release(assignment=XSLM, into=str(tmp_path))
     probe = (
         "import checkpoints\n"
         "from checkpoints.xslm import check, ensure_files, hand_in, save\n"
@@ -81,12 +83,13 @@ def test_part_two_works_from_a_package_without_part_one():
     assert done.stdout.split("\n")[:2] == ["False en ['checkpoints', 'engine.py']", "True"]
 
 
-def test_a_korean_release_of_part_two_speaks_korean():
+def test_a_korean_release_of_part_two_speaks_korean(tmp_path):
     """The edition file goes into the package an edition's release ships, English ships none."""
-    folder = course.release("ko", XSLM)
+    folder = course.release("ko", XSLM, into=str(tmp_path / "ko"))
     with open(os.path.join(folder, "checkpoints", "locales", "edition"), encoding="utf-8") as f:
         assert f.read().strip() == "ko"
-    english = os.path.join(course.release(assignment=XSLM), "checkpoints", "locales", "edition")
+    english = course.release(assignment=XSLM, into=str(tmp_path / "en"))
+    english = os.path.join(english, "checkpoints", "locales", "edition")
     assert not os.path.exists(english)
 
 

@@ -148,7 +148,10 @@ def test_a_workspace_part_folder_shows_the_other_part_once_the_workspace_holds_i
 def test_a_release_shows_the_parts_it_ships(tmp_path):
     """Part two's release holds no part one: its progress view is part two's alone."""
     shutil.copytree(
-        os.path.join(course.release(assignment=XSLM), "checkpoints"), tmp_path / "checkpoints"
+        os.path.join(
+            course.release(assignment=XSLM, into=str(tmp_path / "release")), "checkpoints"
+        ),
+        tmp_path / "checkpoints",
     )
     said = terminal(tmp_path, package_root=str(tmp_path))
     assert "part two, the tiny GPT: 0 of 10 hold" in said and "part one" not in said

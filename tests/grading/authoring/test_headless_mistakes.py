@@ -31,13 +31,10 @@ pytestmark = pytest.mark.notebooks
 
 @pytest.fixture(scope="module")
 def template(tmp_path_factory):
-    """A workspace holding both parts' student notebooks, made once and copied for each case
-    (from a release of its own: the course's release/ and class are left to the tests that
-    grade)."""
-    made = tmp_path_factory.mktemp("template")
-    folder, released = str(made / "workspace"), str(made / "release")
-    course.workspace(folder, release_into=released)
-    course.workspace(folder, assignment="xslm", release_into=released)
+    """A workspace holding both parts' student notebooks, made once and copied for each case."""
+    folder = str(tmp_path_factory.mktemp("template") / "workspace")
+    course.workspace(folder)
+    course.workspace(folder, assignment="xslm")
     return folder
 
 

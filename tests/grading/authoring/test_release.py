@@ -194,3 +194,18 @@ def test_a_release_into_a_folder_of_its_own_is_the_release_and_touches_no_class(
         assert cells == pytest.approx(39)
     else:  # another edition's graded cells are the English ones: registered with English only
         assert not own.exists()
+
+
+def test_a_workspace_leaves_the_courses_release_and_gradebook_as_they_are(tmp_path):
+    """make lab and make site prepare workspaces from a student edition made for them: the course's
+    release/ and its gradebook, the instructor's, keep their bytes and times, and the workspace's
+    notebooks are the release's byte for byte."""
+    made = course.release()
+    gradebook = os.path.join(ROOT, "records", "gradebook.db")
+    before = folder_bytes(made), os.stat(made).st_mtime_ns, os.stat(gradebook).st_mtime_ns
+    here = course.workspace(str(tmp_path / "ws"))
+    assert (folder_bytes(made), os.stat(made).st_mtime_ns) == before[:2]
+    assert os.stat(gradebook).st_mtime_ns == before[2]
+    notebooks = {n: b for n, b in before[0].items() if n.endswith(".ipynb")}
+    assert len(notebooks) == 8
+    assert {n: b for n, b in folder_bytes(here).items() if n in notebooks} == notebooks

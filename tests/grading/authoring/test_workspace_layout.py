@@ -14,8 +14,10 @@ TAKEN = "05-positional-encoding.ipynb"  # a notebook whose place in part-1-atten
 def flat_workspace(folder):
     """A workspace as `make lab` made it before the part folders: both parts' student editions
     at its top, one checkpoints/ for both."""
+    released = folder + "-released"
     for part in PARTS:
-        shutil.copytree(course.release(assignment=part), folder, dirs_exist_ok=True)
+        made = course.release(assignment=part, into=released)
+        shutil.copytree(made, folder, dirs_exist_ok=True)
     return folder
 
 
