@@ -68,11 +68,16 @@ WORKSPACE ?= workspace
 LAB_FLAGS ?=
 FIRST_NOTEBOOK := $(if $(filter xslm,$(PART)),part-2-gpt/01-engine.ipynb,part-1-attention/01-softmax.ipynb)
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)   # containers and CI machines run as root
+## The Lab keeps the learner's layout and settings in the workspace (.lab/), not in the course's
+## notebooks/lab-config/, which it only reads (its migrated marker is the course's, so Jupyter
+## writes none there)
 lab: $(BIN)/.installed
 	$(BIN)/python -m grading workspace $(WORKSPACE) --edition $(EDITION) --part $(PART)
 	cd $(WORKSPACE) && JUPYTER_CONFIG_DIR=$(CURDIR)/notebooks/lab-config \
 		$(CURDIR)/$(BIN)/jupyter lab $(ROOT_FLAG) --ServerApp.root_dir=. \
-		--LabApp.app_settings_dir=$(CURDIR)/notebooks/editions/$(EDITION)/lab $(LAB_FLAGS) $(FIRST_NOTEBOOK)
+		--LabApp.app_settings_dir=$(CURDIR)/notebooks/editions/$(EDITION)/lab \
+		--LabApp.workspaces_dir="$$PWD/.lab/workspaces" --LabApp.user_settings_dir="$$PWD/.lab/user-settings" \
+		$(LAB_FLAGS) $(FIRST_NOTEBOOK)
 
 ## make site: the whole course as a static site in site/ (SITE=dir: elsewhere) that runs in the browser
 ## with nothing installed (JupyterLite, Pyodide); serve it with: python3 -m http.server -d site 8000

@@ -17,8 +17,9 @@ import time
 import pytest
 
 # The files that write in the checkout (or need all of it to hold still), with what forces it.
-# A new test file that calls classroom.*, course.release()/workspace(), make lab or make site, or
-# grades as root, belongs here.
+# A new test file that grades the course's class (classroom.*, make collect, make demo), releases
+# into release/ (course.release() without into=) or sets the course user up, belongs here
+# (tests/test_suite.py checks it).
 SHARES_THE_CHECKOUT = {
     "tests/grading/authoring/test_editions.py": "the mixed class: start_over(), release-ko/ja",
     "tests/grading/authoring/test_release.py": "course.release() of every edition, build/",
@@ -35,8 +36,6 @@ SHARES_THE_CHECKOUT = {
     "tests/grading/test_hostile_class.py": "snapshots the checkout; the class",
     "tests/grading/test_hostile_lanes.py": "snapshots the checkout; the class",
     "tests/grading/test_third_part.py": "as root: the course user's set-up",
-    "tests/test_browser.py": "make lab: release/, notebooks/lab-config/",
-    "tests/test_lab.py": "make lab of every edition: release*/, build/editions/",
 }
 
 BUDGET_S = 35 * 60  # the whole suite, `make test`, on the 2-core CI machine

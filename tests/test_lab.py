@@ -5,6 +5,7 @@ import os
 import re
 import subprocess
 import urllib.error
+import urllib.request
 
 import pytest
 
@@ -45,6 +46,33 @@ def test_make_lab_serves_the_workspace(tmp_path):
         news = "@jupyterlab/apputils-extension:notification"  # no news question, no fetch
         assert lab_setting(url, token, news, "fetchNews") == "false"
         assert lab_setting(url, token, news, "checkForUpdates") is False
+        saved = urllib.request.Request(
+            f"{url}/lab/api/workspaces/default?token={token}", method="PUT",
+            data=json.dumps({"data": {}, "metadata": {"id": "default"}}).encode(),
+            headers={"Content-Type": "application/json"},
+        )  # fmt: skip
+        assert (
+            urllib.request.urlopen(saved, timeout=10).status == 204
+        )  # the layout, as the page saves it
+    assert os.listdir(tmp_path / "ws" / ".lab" / "workspaces")  # kept in the learner's workspace
+    assert lab_config_files() == tracked_lab_config_files()  # nothing written in the checkout
+
+
+def lab_config_files():
+    """The files under notebooks/lab-config/, relative to the checkout."""
+    top = os.path.join(ROOT, "notebooks", "lab-config")
+    return sorted(
+        os.path.relpath(os.path.join(here, name), ROOT)
+        for here, _, names in os.walk(top)
+        for name in names
+    )
+
+
+def tracked_lab_config_files():
+    """What git tracks under notebooks/lab-config/: the course's own configuration."""
+    listed = subprocess.run(["git", "ls-files", "notebooks/lab-config"], cwd=ROOT, check=True,
+                            capture_output=True, text=True).stdout  # fmt: skip
+    return sorted(listed.split())
 
 
 def test_make_lab_edition_ko_serves_the_korean_edition(tmp_path):

@@ -12,13 +12,13 @@ from tests import conftest
 WRITES_THE_CHECKOUT = re.compile(
     r"classroom\.(start_over|demo|autograde|grades\(\))"
     r"|(classroom\.write_submission|course\.release)\((?![^)]*(into|released)=)"
-    r"|running_lab\(|write_real_class\("
+    r"|write_real_class\("
     r"|server\.Server\(|course_user\.(setup|prepare|command)\("
-    r"|\"make\", \"(collect|lab|demo)\""
+    r"|\"make\", \"(collect|demo)\""
 )  # a release or workspace made into a folder of the test's own (into=) writes none of it, nor
 # does a workspace (make lab's and make site's: each releases into a folder of its own, and
-# build/editions/ is rewritten only when it changes), nor a submission written from such a release
-# (released=) in a class of the test's own
+# build/editions/ is rewritten only when it changes; the Lab keeps its state in the workspace),
+# nor a submission written from such a release (released=) in a class of the test's own
 
 
 def suite_files():
@@ -35,18 +35,14 @@ def test_every_file_named_as_sharing_the_checkout_exists():
 
 
 def test_every_file_that_writes_in_the_checkout_shares_it():
-    """A file that releases, grades the course's class, starts make lab or make site, or sets
-    the course user up as root runs in the one unit with the others that do (never beside one)."""
+    """A file that releases into release/, grades the course's class or sets the course user up
+    as root runs in the one unit with the others that do (never beside one)."""
     writers = []
     for path in suite_files():
         with open(os.path.join(ROOT, path), encoding="utf-8") as f:
             if WRITES_THE_CHECKOUT.search(f.read()):
                 writers.append(path)
-    known = {
-        "tests/grading/test_hostile_class.py",
-        "tests/test_lab.py",
-        "tests/grading/test_classroom.py",
-    }
+    known = {"tests/grading/test_hostile_class.py", "tests/grading/test_classroom.py"}
     assert known <= set(writers)  # the pattern still finds what it is meant to
     assert [p for p in writers if p not in conftest.SHARES_THE_CHECKOUT] == []
 
