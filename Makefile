@@ -10,7 +10,7 @@ export PYTHONPATH := $(CURDIR)
 # SYSTEM_INSTALL=0: only tell. BWRAP=/path: the sandbox's bubblewrap, if not the one on PATH.
 SYSTEM := $(PYTHON) -m grading system
 
-.PHONY: reach dask-worker course-user system-test system-grading system-feedback system-demo system-browser system-site system-postgres site collect bench-site lab lint format test test-fast postgres postgres-stop bench-grading bench-judge bench-similar release autograde feedback grades report similar roster export demo reference fingerprints notebooks bench sandbox clean
+.PHONY: reach dask-worker course-user system-test system-grading system-feedback system-demo system-browser system-site system-postgres site collect bench-site lab lint format test test-fast test-quick postgres postgres-stop bench-grading bench-judge bench-similar release autograde feedback grades report similar roster export demo reference fingerprints notebooks bench sandbox clean
 
 # .venv is made from the course's own copy of the interpreter (.python/, grading/machine/interpreter.py):
 # the course user and every sandbox can run it, wherever PYTHON was installed.
@@ -111,6 +111,13 @@ format: $(BIN)/.installed
 ## make test-fast: skip the tests that start kernels or nbgrader
 test-fast: $(BIN)/.installed
 	$(BIN)/python -m pytest -m "not notebooks and not nbgrader"
+
+## make test-quick: the edit loop's tier, at most 5 minutes on 2 cores: the unit tests, the checkpoints,
+## the judge, the sandbox, the layering and one submission graded through each lane (marked quick); no
+## master notebook, browser, site, hostile class or PyTorch. make test stays the whole suite
+QUICK := quick or not (notebooks or nbgrader or browser or site or hostile or torch or slow)
+test-quick: reach system-test $(BIN)/.installed $(VENV)/mathjax/MathJax.js
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup -m "$(QUICK)"
 
 ## make release: the student edition in release/attention (EDITION=ko: release-ko/attention, ...)
 ## PART=xslm: part two's, in release/xslm

@@ -21,12 +21,12 @@ import pytest
 # into release/ (course.release() without into=) or sets the course user up, belongs here
 # (tests/test_suite.py checks it).
 SHARES_THE_CHECKOUT = {
-    "tests/grading/authoring/test_editions.py": "the mixed class: start_over(), release-ko/ja",
     "tests/grading/authoring/test_release.py": "course.release() of every edition, build/",
     "tests/grading/nbgrader/test_collect.py": "make collect into the class, release/",
     "tests/grading/nbgrader/test_classroom_intake.py": "the class, its gradebook, release/",
     "tests/grading/nbgrader/test_deadlines.py": "the class, deadlines.csv",
     "tests/grading/nbgrader/test_display.py": "grader_config: records/, exchange/, deadlines.csv",
+    "tests/grading/nbgrader/test_mixed_class.py": "start_over(), release-ko/, release-ja/",
     "tests/grading/nbgrader/test_nbgrader_cli.py": "the class, the gradebook, the formgrader",
     "tests/grading/nbgrader/test_xslm_nbgrader.py": "the class, release/xslm, demo/",
     "tests/grading/scale/test_farm.py": "start_over(), the class through every lane",
