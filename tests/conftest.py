@@ -18,8 +18,10 @@ import pytest
 
 # The files that write in the checkout (or need all of it to hold still), with what forces it.
 # A new test file that grades the course's class (classroom.*, make collect, make demo), releases
-# into release/ (course.release() without into=) or sets the course user up, belongs here
-# (tests/test_suite.py checks it).
+# into release/ (course.release() without into=) or hands the course's own class over to the
+# course user (a grading server's set-up), belongs here (tests/test_suite.py checks it). Setting
+# the course user up is not among them: it is idempotent, one process at a time, and done once
+# before the workers start.
 SHARES_THE_CHECKOUT = {
     "tests/grading/authoring/test_release.py": "course.release() of every edition, build/",
     "tests/grading/nbgrader/test_collect.py": "make collect into the class, release/",
@@ -32,10 +34,8 @@ SHARES_THE_CHECKOUT = {
     "tests/grading/scale/test_farm.py": "start_over(), the class through every lane",
     "tests/grading/scale/test_server.py": "as root: the course user's set-up, the class given",
     "tests/grading/test_classroom.py": "the class and demo/",
-    "tests/grading/test_course_user.py": "the course user's account, subuids and cgroups",
     "tests/grading/test_hostile_class.py": "snapshots the checkout; the class",
     "tests/grading/test_hostile_lanes.py": "snapshots the checkout; the class",
-    "tests/grading/test_third_part.py": "as root: the course user's set-up",
 }
 
 BUDGET_S = 35 * 60  # the whole suite, `make test`, on the 2-core CI machine

@@ -13,7 +13,7 @@ WRITES_THE_CHECKOUT = re.compile(
     r"classroom\.(start_over|demo|autograde|grades\(\))"
     r"|(classroom\.write_submission|course\.release)\((?![^)]*(into|released)=)"
     r"|write_real_class\("
-    r"|server\.Server\(|course_user\.(setup|prepare|command)\("
+    r"|server\.Server\("
     r"|\"make\", \"(collect|demo)\""
 )  # a release or workspace made into a folder of the test's own (into=) writes none of it, nor
 # does a workspace (make lab's and make site's: each releases into a folder of its own, and

@@ -62,6 +62,14 @@ def test_set_up_waits_for_another_set_up_in_progress():
     assert waiting.wait(timeout=60) == 0 and waiting.stdout.read() == "set up\n"
 
 
+# An instructor's new class (ATTENTION_COURSE): part one released into it, registered in its own
+# gradebook, and ana's correct submission; the course's release/ and class are not touched.
+INSTRUCTOR = (
+    "from grading import classroom, paths; from grading.authoring import course; "
+    "classroom.write_submission('ana', released=course.release(into=paths.COURSE))"
+)
+
+
 def run_as_course_user(script, *args):
     """Run a script of tests/fixtures/as_course_user/ as the course user; its JSON answer."""
     user = course_user.setup()
@@ -206,9 +214,7 @@ def test_the_course_user_grades_a_class_as_make_autograde_does():
     env = {"PATH": f"{os.path.dirname(sys.executable)}:/usr/bin:/bin", "HOME": "/nonexistent",
            "ATTENTION_COURSE": folder}  # fmt: skip
     try:
-        instructor = "from grading import classroom; classroom.start_over(); " \
-                     "classroom.write_submission('ana')"  # fmt: skip
-        subprocess.run([sys.executable, "-c", instructor], cwd=ROOT, env=env, check=True,
+        subprocess.run([sys.executable, "-c", INSTRUCTOR], cwd=ROOT, env=env, check=True,
                        capture_output=True, timeout=600)  # fmt: skip
         for here, folders, files in os.walk(folder):
             for name in [here, *(os.path.join(here, f) for f in folders + files)]:
@@ -337,10 +343,8 @@ def test_root_hands_grading_over_to_the_course_user():
     user = course_user.setup()
     folder = class_folder()
     try:
-        instructor = "from grading import classroom; classroom.start_over(); " \
-                     "classroom.write_submission('ana')"  # fmt: skip
         env = dict(os.environ, ATTENTION_COURSE=folder, PYTHONPATH=ROOT)
-        made = subprocess.run([sys.executable, "-c", instructor], cwd=ROOT, timeout=600,
+        made = subprocess.run([sys.executable, "-c", INSTRUCTOR], cwd=ROOT, timeout=600,
                               capture_output=True, text=True, env=env)  # fmt: skip
         assert made.returncode == 0, made.stderr[-2000:]
         os.symlink(os.path.join(ROOT, "grading", "judge", "attention_hidden.py"),
