@@ -188,19 +188,24 @@ def test_a_learner_runs_part_two_in_the_korean_workspace(tmp_path, monkeypatch):
 
 def test_make_demo_part_two():
     """`make demo PART=xslm`: the correct learner scores 29 of 29, the empty one 0, and each
-    catalogued mistake loses points and is named in grades-xslm.csv. Run twice over a course whose
-    own class holds a part-one learner: the second run starts demo/ over, and the course's class
-    (once deleted by this very command) is byte for byte as it was."""
+    catalogued mistake loses points and is named in grades-xslm.csv. Run over a course whose own
+    class holds a part-one learner, and over an earlier demo's class (part one's table and a
+    learner of its own): demo/ is started over, and the course's class (once deleted by this very
+    command) is byte for byte as it was."""
     from grading.authoring.mistakes.part_two import MISTAKES
 
     write_real_class()
     try:
         before = class_files(ROOT), gradebook_students(REAL_GRADEBOOK)
-        classroom.demo("xslm")
+        os.makedirs(DEMO_RECORDS, exist_ok=True)  # what an earlier demo left
         with open(os.path.join(DEMO_RECORDS, "grades.csv"), "w") as f:
             f.write("student,total\nstale,39.0\n")  # part one's table, from an earlier demo
+        stale = os.path.join(ROOT, "demo", "submitted", "stale", "xslm")
+        os.makedirs(stale, exist_ok=True)
+        shutil.copy(os.path.join(ROOT, "xslm", "engine.py"), stale)
         rows = {row[0]: row for row in classroom.demo("xslm")}
         assert not os.path.exists(os.path.join(DEMO_RECORDS, "grades.csv"))
+        assert not os.path.exists(stale)
         assert (class_files(ROOT), gradebook_students(REAL_GRADEBOOK)) == before
     finally:
         remove_real_class()
