@@ -61,3 +61,25 @@ def test_the_cost_report_adds_each_files_phases_whatever_its_worker_group():
     ]
     seconds = conftest.file_seconds(reports)
     assert dict(seconds) == {"tests/a.py": 5.5, "tests/b.py": 1.25}
+
+
+def test_the_per_file_table_adds_each_files_cases_from_a_runs_junit_xml(tmp_path):
+    """bench.suite: a file's seconds are its cases' times (grouped ones, in classes, included);
+    two runs are laid side by side, slowest in the later run first."""
+    from bench import suite
+
+    def run(name, cases):
+        body = "".join(
+            f'<testcase classname="{c}" name="t{i}" time="{t}"/>' for i, (c, t) in enumerate(cases)
+        )
+        (tmp_path / name).write_text(f"<testsuites><testsuite>{body}</testsuite></testsuites>")
+        return str(tmp_path / name)
+
+    a, b = "tests.test_a", "tests.sub.test_b"
+    before = run("a.xml", [(a, 1.5), (a, 2.0), (b + ".TestX", 4.0)])
+    after = run("b.xml", [(a, 0.5), (b, 5.0)])
+    seconds, cases = suite.file_seconds(before)
+    assert cases == 3 and seconds == {"tests/test_a.py": 3.5, "tests/sub/test_b.py": 4.0}
+    rows = suite.table([seconds, suite.file_seconds(after)[0]], ["before", "after"]).splitlines()
+    assert rows[2].startswith("| `tests/sub/test_b.py` | 4 | 53.3 | 5 | 90.9")
+    assert rows[-1] == "| **all** | **8** | 100 | **6** | 100 |"
