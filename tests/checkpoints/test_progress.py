@@ -7,6 +7,8 @@ import shutil
 import subprocess
 import sys
 
+import pytest
+
 from checkpoints import overview
 from checkpoints.attention.status import part_progress
 from checkpoints.xslm import status as part_two
@@ -133,6 +135,7 @@ def test_a_flat_folder_with_part_folders_beside_is_read_where_its_notebooks_are(
     assert "part one, attention: 10 of 10 hold" in said
 
 
+@pytest.mark.slow
 def test_a_workspace_part_folder_shows_the_other_part_once_the_workspace_holds_it(tmp_path):
     """make lab's part-1-attention/ shows part one alone; once make lab PART=xslm has made
     part-2-gpt/, the view there and in part one's folder shows both parts."""
@@ -145,6 +148,7 @@ def test_a_workspace_part_folder_shows_the_other_part_once_the_workspace_holds_i
         assert "part two, the tiny GPT: 0 of 10 hold" in said
 
 
+@pytest.mark.slow
 def test_a_release_shows_the_parts_it_ships(tmp_path):
     """Part two's release holds no part one: its progress view is part two's alone."""
     shutil.copytree(

@@ -197,6 +197,7 @@ def test_the_judge_run_as_the_course_user_gives_the_verdicts_it_gives_here():
     assert not any("✗" in line for line in theirs) and sum("✓" in line for line in theirs) > 50
 
 
+@pytest.mark.slow
 def test_the_course_user_grades_a_class_as_make_autograde_does():
     """An instructor's class in a folder the course user owns (records/ included): the course
     user runs `make autograde`'s command (two grading servers, warm kernels) and `make grades`'.
@@ -330,6 +331,7 @@ def root_runs(command, folder, **kw):
                           capture_output=True, timeout=900, **kw)  # fmt: skip
 
 
+@pytest.mark.slow
 def test_root_hands_grading_over_to_the_course_user():
     """make autograde, make feedback, make grades and plain `nbgrader autograde`, started by
     root in an instructor's class: each hands itself over, no process of theirs stays root, the

@@ -29,6 +29,7 @@ def test_windows_pair_each_input_with_the_next_tokens():
     assert windows([1, 2, 3, 4, 5], 3) == [([1, 2, 3], [2, 3, 4]), ([2, 3, 4], [3, 4, 5])]
 
 
+@pytest.mark.slow
 def test_forty_steps_on_the_corpus_lower_the_held_out_loss():
     """Seeded: every tenth window held out; 40 steps of plain gradient descent lower its mean loss
     from about ln 40 by at least 0.3."""

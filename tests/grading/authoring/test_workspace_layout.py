@@ -4,9 +4,12 @@ into them, every move said, nothing the learner wrote overwritten (grading/autho
 import os
 import shutil
 
+import pytest
+
 from grading.authoring import course
 from grading.parts import PARTS, XSLM
 
+pytestmark = pytest.mark.slow  # every test releases both parts: make test, not make test-quick
 PART_ONE, PART_TWO = PARTS["attention"].folder, PARTS[XSLM].folder
 TAKEN = "05-positional-encoding.ipynb"  # a notebook whose place in part-1-attention/ is taken
 

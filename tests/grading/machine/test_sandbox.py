@@ -15,7 +15,7 @@ import pytest
 
 from grading.machine import cgroups, sandbox
 from grading.paths import ROOT
-from tests.fixtures.processes import alive
+from tests.fixtures.processes import identities, survivors
 
 pytestmark = pytest.mark.skipif(sandbox.unsafe(), reason="graded without the sandbox on purpose")
 
@@ -206,8 +206,9 @@ def test_a_detached_process_is_ended_and_the_end_confirmed():
     process; ending the sandbox with its cgroup ends it too, and the group is empty."""
     group, process, members = detached_sandbox()
     assert len(members) >= 4  # bubblewrap outside and in, the first process, the grandchild
+    seen = identities(members)
     sandbox.end(process, group)
-    assert [pid for pid in members if alive(pid)] == []
+    assert survivors(seen) == []
     assert not any(os.path.exists(folder) for folder in group.folders)
 
 
@@ -403,5 +404,6 @@ def test_a_group_that_will_not_freeze_is_ended_all_the_same(monkeypatch):
         real(self, state)
 
     monkeypatch.setattr(cgroups.Group, "set_state", stuck)
+    seen = identities(members)
     sandbox.end(process, group)
-    assert [pid for pid in members if alive(pid)] == []
+    assert survivors(seen) == []
