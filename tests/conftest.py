@@ -23,7 +23,7 @@ import pytest
 # the course user up is not among them: it is idempotent, one process at a time, and done once
 # before the workers start.
 SHARES_THE_CHECKOUT = {
-    "tests/grading/authoring/test_release.py": "course.release() of every edition, build/",
+    "tests/grading/authoring/test_release_places.py": "compares release/ and the gradebook",
     "tests/grading/nbgrader/test_collect.py": "make collect into the class, release/",
     "tests/grading/nbgrader/test_classroom_intake.py": "the class, its gradebook, release/",
     "tests/grading/nbgrader/test_deadlines.py": "the class, deadlines.csv",

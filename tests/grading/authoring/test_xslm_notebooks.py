@@ -3,6 +3,7 @@ one per step, and, run in order, they rebuild part two's reference (xslm/engine.
 artifacts exactly, training included, in under a minute.
 """
 
+import json
 import os
 import re
 import time
@@ -10,8 +11,9 @@ import time
 import nbformat
 import pytest
 
-from grading.authoring import masters
-from grading.parts import PARTS, XSLM
+from grading.authoring import course, masters
+from grading.parts import PARTS, XSLM, XSLM_ARTIFACTS
+from grading.paths import ROOT
 from tests.grading.authoring.test_notebooks import prose_in_code
 
 XSLM_SOURCE = PARTS[XSLM].masters
@@ -71,3 +73,33 @@ def test_masters_rebuild_the_reference_and_train_in_under_a_minute(tmp_path):
     print(f"part two's five notebooks: {time.perf_counter() - start:.1f} s {timings}")
     assert len(timings) == 5
     assert masters.drift(work, "xslm") == [], "run: python -m grading masters xslm --update"
+
+
+@pytest.mark.notebooks
+def test_a_learner_runs_part_two_in_the_korean_workspace(tmp_path, monkeypatch):
+    """The learner's flow, from the student edition: part one's workspace, then part two's
+    Korean notebooks solved and run in order, leave engine.py and gpt.py with the reference's
+    sections, a trained model's weights and its samples, with the messages in Korean."""
+    from checkpoints.sections import read_sections
+
+    monkeypatch.delenv("PYTHONPATH", raising=False)  # a learner's kernel has no grading package
+    monkeypatch.delenv("ATTENTION_EDITION", raising=False)  # the workspace says its edition
+
+    workspace = course.workspace(str(tmp_path / "ws"), edition="ko", assignment="xslm")
+    solutions = course.solution_cells(XSLM_SOURCE)
+    names = masters.notebooks(XSLM_SOURCE)
+    for name in names:
+        path = os.path.join(workspace, name)
+        nbformat.write(course.fill(nbformat.read(path, 4), solutions), path)
+    books = {name: masters.execute(os.path.join(workspace, name), workspace) for name in names}
+    for filename in ("engine.py", "gpt.py"):
+        with open(os.path.join(workspace, filename), encoding="utf-8") as f:
+            mine = read_sections(f.read())[1]
+        with open(os.path.join(ROOT, "xslm", filename), encoding="utf-8") as f:
+            assert mine == read_sections(f.read())[1]
+    for artifact in XSLM_ARTIFACTS:
+        with open(os.path.join(workspace, "outputs", artifact), encoding="utf-8") as f:
+            with open(os.path.join(ROOT, "outputs", artifact), encoding="utf-8") as g:
+                assert f.read() == g.read(), artifact
+    printed = json.dumps(books["01-engine.ipynb"].cells, ensure_ascii=False)
+    assert "engine.py: 1단계" in printed  # save(Value) answered in Korean

@@ -14,7 +14,7 @@ import pytest
 from grading import classroom
 from grading.authoring import course, masters
 from grading.judge.xslm import CELLS
-from grading.parts import PARTS, XSLM, XSLM_ARTIFACTS
+from grading.parts import PARTS, XSLM
 from grading.paths import ROOT
 from tests.fixtures.helpers import (
     class_files,
@@ -154,36 +154,6 @@ def test_translated_student_editions_of_part_two(code):
         assert "source.grad += slope" not in text and "stack.append((nxt" not in text
     with open(os.path.join(folder, "checkpoints", "locales", "edition"), encoding="utf-8") as f:
         assert f.read().strip() == code
-
-
-@pytest.mark.notebooks
-def test_a_learner_runs_part_two_in_the_korean_workspace(tmp_path, monkeypatch):
-    """The learner's flow, from the student edition: part one's workspace, then part two's
-    Korean notebooks solved and run in order, leave engine.py and gpt.py with the reference's
-    sections, a trained model's weights and its samples, with the messages in Korean."""
-    from checkpoints.sections import read_sections
-
-    monkeypatch.delenv("PYTHONPATH", raising=False)  # a learner's kernel has no grading package
-    monkeypatch.delenv("ATTENTION_EDITION", raising=False)  # the workspace says its edition
-
-    workspace = course.workspace(str(tmp_path / "ws"), edition="ko", assignment="xslm")
-    solutions = course.solution_cells(XSLM_SOURCE)
-    names = masters.notebooks(XSLM_SOURCE)
-    for name in names:
-        path = os.path.join(workspace, name)
-        nbformat.write(course.fill(nbformat.read(path, 4), solutions), path)
-    books = {name: masters.execute(os.path.join(workspace, name), workspace) for name in names}
-    for filename in ("engine.py", "gpt.py"):
-        with open(os.path.join(workspace, filename), encoding="utf-8") as f:
-            mine = read_sections(f.read())[1]
-        with open(os.path.join(ROOT, "xslm", filename), encoding="utf-8") as f:
-            assert mine == read_sections(f.read())[1]
-    for artifact in XSLM_ARTIFACTS:
-        with open(os.path.join(workspace, "outputs", artifact), encoding="utf-8") as f:
-            with open(os.path.join(ROOT, "outputs", artifact), encoding="utf-8") as g:
-                assert f.read() == g.read(), artifact
-    printed = json.dumps(books["01-engine.ipynb"].cells, ensure_ascii=False)
-    assert "engine.py: 1단계" in printed  # save(Value) answered in Korean
 
 
 def test_make_demo_part_two():
