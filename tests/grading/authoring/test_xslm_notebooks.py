@@ -91,7 +91,10 @@ def test_a_learner_runs_part_two_in_the_korean_workspace(tmp_path, monkeypatch):
     for name in names:
         path = os.path.join(workspace, name)
         nbformat.write(course.fill(nbformat.read(path, 4), solutions), path)
-    books = {name: masters.execute(os.path.join(workspace, name), workspace) for name in names}
+    books = {  # the training cell's margin: it runs beside the tests that grade, on two cores
+        name: masters.execute(os.path.join(workspace, name), workspace, timeout=600)
+        for name in names
+    }
     for filename in ("engine.py", "gpt.py"):
         with open(os.path.join(workspace, filename), encoding="utf-8") as f:
             mine = read_sections(f.read())[1]
