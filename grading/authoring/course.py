@@ -57,7 +57,7 @@ def release_folder(edition=ENGLISH, assignment=ASSIGNMENT):
     return paths.release(assignment, edition)
 
 
-def release(edition=ENGLISH, assignment=ASSIGNMENT, into=None):
+def release(edition=ENGLISH, assignment=ASSIGNMENT, into=None, register=True):
     """Build the student edition of one language edition; refuse if the master folder holds
     learner files.
 
@@ -70,6 +70,8 @@ def release(edition=ENGLISH, assignment=ASSIGNMENT, into=None):
     registered (English) in into's own gradebook, into/records/. The course's release/, class and
     gradebook stay as they are: a site's build, or a test beside others that grade, uses it
     (another edition's translated notebooks are still built in build/editions/ first).
+    register=False: registered nowhere (--no-db), for a copy that is only read (a workspace's);
+    it also spares nbgrader making a gradebook, its costliest step for a new folder.
     """
     from grading.authoring import editions
 
@@ -96,6 +98,8 @@ def release(edition=ENGLISH, assignment=ASSIGNMENT, into=None):
             f"--CourseDirectory.source_directory={source}",
             f"--CourseDirectory.release_directory={released}",
         ]
+    if not register and "--no-db" not in flags:
+        flags.append("--no-db")
     if into is not None:  # an absolute folder: nbgrader's root does not prefix it
         os.makedirs(into, exist_ok=True)
         flags = [f for f in flags if "release_directory" not in f]
@@ -246,7 +250,8 @@ def workspace(dest=WORKSPACE, edition=ENGLISH, assignment=ASSIGNMENT):
     each move said.
     """
     with tempfile.TemporaryDirectory(prefix="attn-release-") as own:
-        return fill_workspace(dest, release(edition, assignment, into=own), assignment)
+        released = release(edition, assignment, into=own, register=False)
+        return fill_workspace(dest, released, assignment)
 
 
 def fill_workspace(dest, released, assignment):

@@ -48,6 +48,9 @@ def test_a_release_into_a_folder_of_its_own_is_the_release_and_touches_no_class(
         assert cells == pytest.approx(39)
     else:  # another edition's graded cells are the English ones: registered with English only
         assert not own.exists()
+    unregistered = course.release(edition, into=str(tmp_path / "read-only"), register=False)
+    assert folder_bytes(unregistered) == before[0]  # a workspace's copy: the same, in no gradebook
+    assert not (tmp_path / "read-only" / "records" / "gradebook.db").exists()
 
 
 def test_a_workspace_leaves_the_courses_release_and_gradebook_as_they_are(tmp_path):
