@@ -88,26 +88,17 @@ def release(edition=ENGLISH, assignment=ASSIGNMENT, into=None, register=True):
         raise SystemExit(f"no edition {edition!r}: there are {', '.join(editions.languages())}")
     count = len(notebooks(source))
     print(f"generating the {edition} student edition of {assignment}: {count} notebooks ...")
-    flags = []
-    if edition != ENGLISH:
-        # nbgrader reads these relative to its root, the class folder (COURSE)
-        source = os.path.relpath(editions.build(edition, assignment), COURSE)
-        released = os.path.relpath(os.path.dirname(paths.release(assignment, edition)), COURSE)
-        flags = [
-            "--no-db",
-            f"--CourseDirectory.source_directory={source}",
-            f"--CourseDirectory.release_directory={released}",
-        ]
-    if not register and "--no-db" not in flags:
-        flags.append("--no-db")
+    root = os.path.abspath(into) if into is not None else COURSE  # nbgrader's class folder
+    flags = [] if register and edition == ENGLISH else ["--no-db"]
+    if edition != ENGLISH:  # relative to nbgrader's root, the class folder
+        source = os.path.relpath(editions.build(edition, assignment), root)
+        flags.append(f"--CourseDirectory.source_directory={source}")
     if into is not None:  # an absolute folder: nbgrader's root does not prefix it
         os.makedirs(into, exist_ok=True)
-        flags = [f for f in flags if "release_directory" not in f]
-        flags.append(f"--CourseDirectory.release_directory={os.path.abspath(into)}")
-        if edition != ENGLISH:  # relative to the course, which is into now
-            source = editions.build(edition, assignment)
-            flags = [f for f in flags if "source_directory" not in f]
-            flags.append(f"--CourseDirectory.source_directory={os.path.relpath(source, into)}")
+        flags.append(f"--CourseDirectory.release_directory={root}")
+    elif edition != ENGLISH:
+        released = os.path.relpath(os.path.dirname(paths.release(assignment, edition)), COURSE)
+        flags.append(f"--CourseDirectory.release_directory={released}")
     done = nbgrader(
         "generate_assignment", assignment, "--force", *flags, edition=edition, course=into
     )
