@@ -14,12 +14,3 @@
 This package lives outside nbgrader's source folders (notebooks/masters/<part>), so
 `nbgrader generate_assignment` never copies it.
 """
-
-import sys
-
-# jsonschema imports rfc3987_syntax when it is installed (jupyter-events asks for it), only to
-# check the "iri" string format, and building its grammar takes about 2 CPU s in every process that
-# imports nbformat. No schema the course checks (nbformat's, nbgrader's cell metadata) uses that
-# format: every process of the course's own (a grading server, a Dask worker, each `python -m
-# grading` command) starts without it. Plain `nbgrader` and `jupyter lab` keep it.
-sys.modules.setdefault("rfc3987_syntax", None)

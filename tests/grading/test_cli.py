@@ -72,11 +72,12 @@ def test_the_machine_commands_run_with_the_systems_python_before_the_venv():
     assert done.stdout.strip() == "[]"
 
 
-def test_course_processes_start_without_building_the_iri_grammar():
-    """A process of the course imports nbformat without rfc3987_syntax (2 CPU s of grammar at
-    import), and still validates notebooks and nbgrader's cell metadata, which use no "iri"."""
+def test_nbgrader_starts_without_building_the_iri_grammar():
+    """Every nbgrader, nbconvert and Lab process imports nbformat, hence jsonschema: with the pinned
+    jsonschema (requirements.txt) no lark grammar is built at import (rfc3987_syntax took about
+    2.7 CPU s in each), and notebooks and nbgrader's cell metadata are still validated."""
     program = (
-        "import grading, sys, nbformat, jsonschema\n"
+        "import sys, nbformat, jsonschema, nbgrader.apps\n"
         "from nbgrader.nbgraderformat.v3 import MetadataValidatorV3\n"
         "nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell('x = 1')])\n"
         "nbformat.validate(nb)\n"
@@ -88,15 +89,8 @@ def test_course_processes_start_without_building_the_iri_grammar():
         "    sys.exit('bad metadata passed')\n"
         "except jsonschema.ValidationError:\n"
         "    pass\n"
-        "print(sorted(m for m, loaded in sys.modules.items()\n"
-        "             if loaded and m.split('.')[0] in ('lark', 'rfc3987_syntax')))\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('lark', 'rfc3987_syntax')))\n"
     )
-    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True,
-                          cwd=ROOT, env={**os.environ, "PYTHONPATH": ROOT})  # fmt: skip
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip() == "[]"
-    unblocked = subprocess.run([sys.executable, "-c", "import nbformat, sys; "
-                                "print(sys.modules.get('rfc3987_syntax') is not None)"],
-                               capture_output=True, text=True)  # fmt: skip
-    installed = subprocess.run([sys.executable, "-c", "import rfc3987_syntax"]).returncode == 0
-    assert unblocked.stdout.strip() == str(installed)  # what the line in grading/__init__ saves
