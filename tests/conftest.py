@@ -1,11 +1,15 @@
 """What every run of the suite shares: which tests may run at the same time, and the cost
 report printed at its end (docs/developing.md, "The suite's budget").
 
-`make test` runs the suite on two pytest-xdist workers with `--dist loadgroup`. Each test file is
-one work unit, so a module's fixtures are built once; the files in SHARES_THE_CHECKOUT form one
-unit together, run in their usual order on one worker, because each of them writes where the
-others read (the class, the gradebook, release/, build/, demo/) or snapshots the whole checkout.
-Every other file works in its own temporary folders and runs beside them on the other worker.
+`make test` runs the suite in one process; `make test TEST_WORKERS=2` on pytest-xdist workers with
+`--dist loadgroup`. There each test file is one work unit, so a module's fixtures are built once;
+the files in SHARES_THE_CHECKOUT form one unit together, run in their usual order on one worker,
+because each of them writes where the others read (the class, the gradebook, release/, build/,
+demo/) or snapshots the whole checkout. Every other file works in its own temporary folders and
+runs beside them on the other worker.
+
+Each test's report carries how busy the machine's CPUs were while it ran (machine_cpu_s), so the
+summary (and the JUnit XML, for bench/suite.py) tells a file that computes from one that waits.
 """
 
 import collections
@@ -79,25 +83,61 @@ def pytest_collection_modifyitems(items):
         item.add_marker(pytest.mark.xdist_group(unit))
 
 
+def machine_busy():
+    """CPU seconds all cores have spent busy since boot (/proc/stat: user, nice, system, irq and
+    softirq; idle, iowait and a hypervisor's steal left out); 0 where there is no /proc/stat."""
+    try:
+        with open("/proc/stat") as f:
+            user, nice, system, _, _, irq, softirq = map(int, f.readline().split()[1:8])
+    except (OSError, ValueError):
+        return 0.0
+    return (user + nice + system + irq + softirq) / os.sysconf("SC_CLK_TCK")
+
+
+BUSY_AT_SETUP = pytest.StashKey[float]()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item):
+    item.stash[BUSY_AT_SETUP] = machine_busy()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """The teardown report carries the machine's busy CPU seconds over the test's setup, call and
+    teardown: with workers, the other worker's share is in it too."""
+    report = (yield).get_result()
+    if call.when == "teardown" and BUSY_AT_SETUP in item.stash:
+        busy = machine_busy() - item.stash[BUSY_AT_SETUP]
+        report.user_properties.append(("machine_cpu_s", round(busy, 2)))
+
+
 def file_seconds(reports):
-    """{test file: seconds of setup, call and teardown} over reports (each phase counted once)."""
-    seconds = collections.Counter()
+    """{test file: seconds of setup, call and teardown} over reports (each phase counted once),
+    and {test file: the machine's busy CPU seconds meanwhile}."""
+    seconds, cpu = collections.Counter(), collections.Counter()
     for report in reports:
         if getattr(report, "when", None) in ("setup", "call", "teardown"):
-            seconds[report.nodeid.split("::")[0].split("@")[0]] += report.duration
-    return seconds
+            path = report.nodeid.split("::")[0].split("@")[0]
+            seconds[path] += report.duration
+            cpu[path] += dict(report.user_properties).get("machine_cpu_s", 0.0)
+    return seconds, cpu
 
 
 def pytest_terminal_summary(terminalreporter):
-    """The run's wall time against the budget, and its ten slowest files."""
+    """The run's wall time against the budget, and its ten slowest files with how many of the
+    machine's cores were busy while each ran (near 1 of 2 in one process: waiting on kernels,
+    servers and timeouts leaves room for a second worker; near 2: the machine is full)."""
     reports = [r for kind in terminalreporter.stats.values() for r in kind if hasattr(r, "nodeid")]
-    seconds = file_seconds(reports)
+    seconds, cpu = file_seconds(reports)
     if not seconds:
         return
-    wall, busy = time.monotonic() - STARTED, sum(seconds.values())
+    wall, spent = time.monotonic() - STARTED, sum(seconds.values())
     write = terminalreporter.write_line
     terminalreporter.section("the suite's cost (docs/developing.md)")
     write(f"wall {wall:,.0f} s of the {BUDGET_S:,} s budget ({100 * wall / BUDGET_S:.0f}%); "
-          f"{busy:,.0f} s in tests over {len(seconds)} files")  # fmt: skip
-    for path, spent in seconds.most_common(SLOWEST):
-        write(f"{spent:8.0f} s  {100 * spent / busy:4.1f}%  {path}")
+          f"{spent:,.0f} s in tests over {len(seconds)} files; the machine's cores busy "
+          f"{sum(cpu.values()) / max(spent, 1e-9):.1f} of {os.cpu_count()} on average")  # fmt: skip
+    for path, took in seconds.most_common(SLOWEST):
+        write(f"{took:8.0f} s  {100 * took / spent:4.1f}%  {cpu[path] / max(took, 1e-9):3.1f} cores"
+              f"  {path}")  # fmt: skip

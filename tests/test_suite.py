@@ -2,7 +2,10 @@
 
 import os
 import re
+import time
 import types
+
+import pytest
 
 from grading.paths import ROOT
 from tests import conftest
@@ -47,39 +50,61 @@ def test_every_file_that_writes_in_the_checkout_shares_it():
     assert [p for p in writers if p not in conftest.SHARES_THE_CHECKOUT] == []
 
 
-def report(nodeid, when, duration):
-    return types.SimpleNamespace(nodeid=nodeid, when=when, duration=duration)
+def report(nodeid, when, duration, cpu=None):
+    properties = [] if cpu is None else [("machine_cpu_s", cpu)]
+    return types.SimpleNamespace(nodeid=nodeid, when=when, duration=duration,
+                                 user_properties=properties)  # fmt: skip
 
 
 def test_the_cost_report_adds_each_files_phases_whatever_its_worker_group():
     reports = [
         report("tests/a.py::t1@checkout", "setup", 2.0),
         report("tests/a.py::t1@checkout", "call", 3.0),
-        report("tests/a.py::t2[x]@checkout", "teardown", 0.5),
+        report("tests/a.py::t1@checkout", "teardown", 0.5, cpu=7.5),
+        report("tests/a.py::t2[x]@checkout", "teardown", 0.5, cpu=1.0),
         report("tests/b.py::t@tests/b.py", "call", 1.25),
         report("tests/b.py", "collect", 9.0),  # collection is not a test's time
     ]
-    seconds = conftest.file_seconds(reports)
-    assert dict(seconds) == {"tests/a.py": 5.5, "tests/b.py": 1.25}
+    seconds, cpu = conftest.file_seconds(reports)
+    assert dict(seconds) == {"tests/a.py": 6.0, "tests/b.py": 1.25}
+    assert cpu["tests/a.py"] == pytest.approx(8.5) and cpu["tests/b.py"] == 0
+
+
+def test_machine_busy_counts_the_cpu_a_test_spends():
+    """Half a second of computing here shows in the machine's busy seconds (at least most of it:
+    the clock ticks at 1/100 s)."""
+    before = conftest.machine_busy()
+    end = time.process_time() + 0.5
+    while time.process_time() < end:
+        pass
+    assert conftest.machine_busy() - before >= 0.4
 
 
 def test_the_per_file_table_adds_each_files_cases_from_a_runs_junit_xml(tmp_path):
-    """bench.suite: a file's seconds are its cases' times (grouped ones, in classes, included);
-    two runs are laid side by side, slowest in the later run first."""
+    """bench.suite: a file's seconds are its cases' times (grouped ones, in classes, included),
+    its cores the busy CPU seconds its cases carry over those seconds; two runs are laid side by
+    side, slowest in the later run first."""
     from bench import suite
 
     def run(name, cases):
         body = "".join(
-            f'<testcase classname="{c}" name="t{i}" time="{t}"/>' for i, (c, t) in enumerate(cases)
-        )
+            f'<testcase classname="{c}" name="t{i}" time="{t}">'
+            + (f'<properties><property name="machine_cpu_s" value="{cpu}"/></properties>'
+               if cpu is not None else "")
+            + "</testcase>"
+            for i, (c, t, cpu) in enumerate(cases)
+        )  # fmt: skip
         (tmp_path / name).write_text(f"<testsuites><testsuite>{body}</testsuite></testsuites>")
         return str(tmp_path / name)
 
     a, b = "tests.test_a", "tests.sub.test_b"
-    before = run("a.xml", [(a, 1.5), (a, 2.0), (b + ".TestX", 4.0)])
-    after = run("b.xml", [(a, 0.5), (b, 5.0)])
-    seconds, cases = suite.file_seconds(before)
+    before = run("a.xml", [(a, 1.5, 3.0), (a, 2.0, 1.9), (b + ".TestX", 4.0, None)])
+    after = run("b.xml", [(a, 0.5, None), (b, 5.0, 9.0)])
+    seconds, cpu, cases = suite.file_seconds(before)
     assert cases == 3 and seconds == {"tests/test_a.py": 3.5, "tests/sub/test_b.py": 4.0}
-    rows = suite.table([seconds, suite.file_seconds(after)[0]], ["before", "after"]).splitlines()
-    assert rows[2].startswith("| `tests/sub/test_b.py` | 4 | 53.3 | 5 | 90.9")
-    assert rows[-1] == "| **all** | **8** | 100 | **6** | 100 |"
+    assert cpu == {"tests/test_a.py": pytest.approx(4.9)}
+    rows = suite.table([(seconds, cpu), suite.file_seconds(after)[:2]], ["before", "after"])
+    rows = rows.splitlines()
+    assert rows[2].startswith("| `tests/sub/test_b.py` | 4 | 53.3 |  | 5 | 90.9 | 1.8 |")
+    assert rows[3] == "| `tests/test_a.py` | 4 | 46.7 | 1.4 | 0 | 9.1 |  |"
+    assert rows[-1] == "| **all** | **8** | 100 | 0.7 | **6** | 100 | 1.6 |"
