@@ -91,11 +91,11 @@ site: system-site $(BIN)/.installed $(LITE_CACHE)
 	$(BIN)/python -m grading site $(SITE)
 
 ## make test: everything (unit tests, catalogue, all eight master notebooks, nbgrader cycle, torch cross-check);
-## first the Debian packages: bubblewrap, util-linux, chromium, postgresql, npm. One process by default:
-## the 2-core CI machine is CPU-bound, and two workers there took longer (docs/developing.md);
-## TEST_WORKERS=2 (or more) runs the files that write in the checkout in order on one pytest-xdist
-## worker and the rest beside them (tests/conftest.py). It ends with its time against the budget
-TEST_WORKERS ?= 0
+## first the Debian packages: bubblewrap, util-linux, chromium, postgresql, npm. On two pytest-xdist workers,
+## the second in a copy of the checkout of its own (tests/conftest.py): the suite waits on kernels, servers
+## and timeouts for about half its time, and the other worker fills it. TEST_WORKERS=0: one process.
+## It ends with its time against the budget and its slowest files (docs/developing.md)
+TEST_WORKERS ?= 2
 test: reach system-test $(BIN)/.installed $(BIN)/.torch $(VENV)/mathjax/MathJax.js $(LITE_CACHE)
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup
 

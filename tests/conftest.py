@@ -1,46 +1,37 @@
-"""What every run of the suite shares: which tests may run at the same time, and the cost
-report printed at its end (docs/developing.md, "The suite's budget").
+"""What every run of the suite shares: where each worker works, and the cost report printed at
+its end (docs/developing.md, "The suite's budget").
 
-`make test` runs the suite in one process; `make test TEST_WORKERS=2` on pytest-xdist workers with
-`--dist loadgroup`. There each test file is one work unit, so a module's fixtures are built once;
-the files in SHARES_THE_CHECKOUT form one unit together, run in their usual order on one worker,
-because each of them writes where the others read (the class, the gradebook, release/, build/,
-demo/) or snapshots the whole checkout. Every other file works in its own temporary folders and
-runs beside them on the other worker.
+`make test` runs the suite in one process; `make test TEST_WORKERS=2` on pytest-xdist workers
+with `--dist loadgroup`, each test file one work unit, so a module's fixtures are built once.
+The first worker works in the checkout; every other one in a copy of the checkout of its own
+(checkout_copy), whose class, gradebook, release/, demo/ and build/ are its own: so a file that
+grades the course's own class, releases into release/ or snapshots the whole checkout runs on
+any worker, beside any other file. Only what the machine shares (its processes) keeps a few
+files on one worker (SAME_WORKER).
 
 Each test's report carries how busy the machine's CPUs were while it ran (machine_cpu_s), so the
 summary (and the JUnit XML, for bench/suite.py) tells a file that computes from one that waits.
 """
 
 import collections
+import importlib
 import os
 import shutil
 import subprocess
+import sys
+import tempfile
 import time
 
 import pytest
 
-# The files that write in the checkout (or need all of it to hold still), with what forces it.
-# A new test file that grades the course's class (classroom.*, make collect, make demo), releases
-# into release/ (course.release() without into=) or hands the course's own class over to the
-# course user (a grading server's set-up), belongs here (tests/test_suite.py checks it). Setting
-# the course user up is not among them: it is idempotent, one process at a time, and done once
-# before the workers start.
-SHARES_THE_CHECKOUT = {
-    "tests/grading/authoring/test_release_places.py": "compares release/ and the gradebook",
-    "tests/grading/nbgrader/test_collect.py": "make collect into the class, release/",
-    "tests/grading/nbgrader/test_classroom_intake.py": "the class, its gradebook, release/",
-    "tests/grading/nbgrader/test_deadlines.py": "the class, deadlines.csv",
-    "tests/grading/nbgrader/test_display.py": "grader_config: records/, exchange/, deadlines.csv",
-    "tests/grading/nbgrader/test_mixed_class.py": "start_over(), release-ko/, release-ja/",
-    "tests/grading/nbgrader/test_nbgrader_cli.py": "the class, the gradebook, the formgrader",
-    "tests/grading/nbgrader/test_xslm_nbgrader.py": "the class, release/xslm, demo/",
-    "tests/grading/scale/test_farm.py": "start_over(), the class through every lane",
-    "tests/grading/scale/test_server.py": "as root: the course user's set-up, the class given",
-    "tests/grading/test_classroom.py": "the class and demo/",
-    "tests/grading/test_hostile_class.py": "snapshots the checkout; the class",
-    "tests/grading/test_hostile_lanes.py": "snapshots the checkout; the class",
+# Files that must run on one worker, one after the other, with what forces it. Each worker has a
+# checkout of its own, so what is left is the machine itself.
+SAME_WORKER = {
+    "tests/grading/test_hostile_class.py": "hostile",  # the lanes count every HOSTILE-* process
+    "tests/grading/test_hostile_lanes.py": "hostile",  # on the machine: none of the class's
 }
+# The top-level packages and modules of the checkout: a worker in a copy imports them from there.
+COURSE_MODULES = ("grading", "checkpoints", "xslm", "lite", "model", "grader_config")
 
 BUDGET_S = 35 * 60  # the whole suite, `make test`, on the 2-core CI machine
 SLOWEST = 10
@@ -74,13 +65,66 @@ def pytest_sessionstart(session):
             print(f"the course user is not set up: {err}")  # its own tests say why
 
 
+def checkout_copy(worker, root=None):
+    """A copy of the checkout for one worker, in a folder every account may enter (the course user
+    grades there): the files git sees (tracked, and untracked ones it does not ignore) with their
+    times, so that make finds .venv newer than what it was made from; build/ (the editions the
+    controller built); and links to the environment (.venv, .python) and to .git."""
+    root = root or os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    copy = tempfile.mkdtemp(prefix=f"attn-checkout-{worker}-")
+    os.chmod(copy, 0o755)
+    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+                            cwd=root, capture_output=True, check=True).stdout  # fmt: skip
+    for rel in filter(None, listed.decode().split("\0")):
+        source, target = os.path.join(root, rel), os.path.join(copy, rel)
+        if os.path.lexists(source) and not os.path.isdir(source):  # a deleted file is listed
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+            shutil.copy2(source, target, follow_symlinks=False)
+    if os.path.isdir(os.path.join(root, "build")):
+        shutil.copytree(os.path.join(root, "build"), os.path.join(copy, "build"), symlinks=True)
+    for name in (".venv", ".python", ".git"):
+        if os.path.lexists(os.path.join(root, name)):
+            os.symlink(os.path.join(root, name), os.path.join(copy, name))
+    return copy
+
+
+def work_in(copy):
+    """This process works in copy: the course's packages imported from there (pytest imports the
+    tests themselves from the checkout, and they find every path through grading.paths), and the
+    commands it starts run there (PYTHONPATH, the working folder)."""
+    sys.path.insert(0, copy)
+    os.environ["PYTHONPATH"] = copy
+    os.chdir(copy)
+    for name in COURSE_MODULES:
+        if name in sys.modules:
+            raise RuntimeError(f"{name} was imported before the worker moved to its copy")
+        importlib.import_module(name)
+
+
+def pytest_configure(config):
+    """Every worker after the first works in a copy of the checkout of its own."""
+    worker = getattr(config, "workerinput", {}).get("workerid")
+    if worker not in (None, "gw0"):
+        config.stash[COPY] = copy = checkout_copy(worker)
+        work_in(copy)
+
+
+def pytest_unconfigure(config):
+    copy = config.stash.get(COPY, None)
+    if copy:
+        os.chdir(os.path.dirname(copy))
+        shutil.rmtree(copy, ignore_errors=True)
+
+
+COPY = pytest.StashKey[str]()
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items):
-    """Each file its own work unit, but SHARES_THE_CHECKOUT's files one unit together."""
+    """Each file its own work unit, but SAME_WORKER's files one unit together."""
     for item in items:
         path = item.nodeid.split("::")[0]
-        unit = "checkout" if path in SHARES_THE_CHECKOUT else path
-        item.add_marker(pytest.mark.xdist_group(unit))
+        item.add_marker(pytest.mark.xdist_group(SAME_WORKER.get(path, path)))
 
 
 def machine_busy():

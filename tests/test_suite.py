@@ -1,7 +1,11 @@
-"""The suite's own rules (tests/conftest.py): the files that share the checkout; its cost report."""
+"""The suite's own rules (tests/conftest.py): where each worker works; its cost report."""
 
+import json
 import os
 import re
+import shutil
+import subprocess
+import sys
 import time
 import types
 
@@ -9,19 +13,6 @@ import pytest
 
 from grading.paths import ROOT
 from tests import conftest
-
-# What a test file does when it writes in the checkout or grades as root: the calls that put it
-# among SHARES_THE_CHECKOUT (grading/classroom.py, grading/authoring/course.py, make's targets).
-WRITES_THE_CHECKOUT = re.compile(
-    r"classroom\.(start_over|demo|autograde|grades\(\))"
-    r"|(classroom\.write_submission|course\.release)\((?![^)]*(into|released)=)"
-    r"|write_real_class\("
-    r"|server\.Server\("
-    r"|\"make\", \"(collect|demo)\""
-)  # a release or workspace made into a folder of the test's own (into=) writes none of it, nor
-# does a workspace (make lab's and make site's: each releases into a folder of its own, and
-# build/editions/ is rewritten only when it changes; the Lab keeps its state in the workspace),
-# nor a submission written from such a release (released=) in a class of the test's own
 
 
 def suite_files():
@@ -33,21 +24,68 @@ def suite_files():
     return sorted(os.path.relpath(p, ROOT) for p in found)
 
 
-def test_every_file_named_as_sharing_the_checkout_exists():
-    assert sorted(set(conftest.SHARES_THE_CHECKOUT) - set(suite_files())) == []
+def test_every_file_kept_on_one_worker_exists():
+    assert sorted(set(conftest.SAME_WORKER) - set(suite_files())) == []
 
 
-def test_every_file_that_writes_in_the_checkout_shares_it():
-    """A file that releases into release/, grades the course's class or sets the course user up
-    as root runs in the one unit with the others that do (never beside one)."""
-    writers = []
-    for path in suite_files():
-        with open(os.path.join(ROOT, path), encoding="utf-8") as f:
-            if WRITES_THE_CHECKOUT.search(f.read()):
-                writers.append(path)
-    known = {"tests/grading/test_hostile_class.py", "tests/grading/test_classroom.py"}
-    assert known <= set(writers)  # the pattern still finds what it is meant to
-    assert [p for p in writers if p not in conftest.SHARES_THE_CHECKOUT] == []
+def git(folder, *argv):
+    subprocess.run(["git", *argv], cwd=folder, check=True, capture_output=True)
+
+
+def test_a_workers_copy_holds_what_git_sees_with_its_times_and_links_the_environment(tmp_path):
+    """Tracked and untracked files (ignored and deleted ones not), build/, their modification
+    times (make compares them with .venv's), and links to .venv, .python and .git; the copy is a
+    folder every account may enter."""
+    root = tmp_path / "checkout"
+    for rel, text in {"a.py": "a", "sub/b.txt": "b", "gone.py": "g", ".gitignore": "*.log\n.venv/\n"
+                      "build/\n", "new.py": "n", "x.log": "x", "build/editions/e.txt": "e",
+                      ".venv/bin/python": "p"}.items():  # fmt: skip
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    git(root, "init", "-q")
+    git(root, "add", "a.py", "sub/b.txt", "gone.py", ".gitignore")
+    (root / "gone.py").unlink()
+    os.utime(root / "a.py", (1_000_000_000, 1_000_000_000))
+    copy = conftest.checkout_copy("gwT", root=str(root))
+    try:
+        files = sorted(
+            os.path.relpath(os.path.join(here, n), copy)
+            for here, dirs, names in os.walk(copy)
+            for n in names
+        )
+        assert files == [".gitignore", "a.py", "build/editions/e.txt", "new.py", "sub/b.txt"]
+        assert os.stat(os.path.join(copy, "a.py")).st_mtime == 1_000_000_000
+        for name in (".venv", ".git"):
+            assert os.readlink(os.path.join(copy, name)) == str(root / name)
+        assert not os.path.lexists(os.path.join(copy, ".python"))  # none in this checkout
+        assert os.stat(copy).st_mode & 0o777 == 0o755
+    finally:
+        shutil.rmtree(copy)
+
+
+def test_a_worker_in_its_copy_imports_the_course_and_runs_its_commands_there():
+    """work_in: grading (so every path of grading.paths), checkpoints and the reference come from
+    the copy, and so do the commands the worker starts (the working folder, PYTHONPATH)."""
+    program = (
+        "import json, os, sys\n"
+        "from tests import conftest\n"
+        "copy = conftest.checkout_copy('gwT')\n"
+        "conftest.work_in(copy)\n"
+        "import checkpoints, model\n"
+        "from grading import paths\n"
+        "print(json.dumps([copy, paths.ROOT, paths.COURSE, os.getcwd(), os.environ['PYTHONPATH'],\n"
+        "                  os.path.dirname(os.path.dirname(checkpoints.__file__)),\n"
+        "                  os.path.dirname(model.__file__)]))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", program], cwd=ROOT, capture_output=True,
+                          text=True, env={**os.environ, "PYTHONPATH": ROOT})  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    copy, *seen = json.loads(done.stdout)
+    try:
+        assert copy != ROOT and seen == [copy] * len(seen)
+        assert os.path.exists(os.path.join(copy, "grading", "paths.py"))
+    finally:
+        shutil.rmtree(copy)
 
 
 def report(nodeid, when, duration, cpu=None):
