@@ -15,6 +15,7 @@ import pytest
 
 from grading.machine import cgroups, sandbox
 from grading.paths import ROOT
+from tests.fixtures import processes
 from tests.fixtures.processes import identities, survivors
 
 pytestmark = pytest.mark.skipif(sandbox.unsafe(), reason="graded without the sandbox on purpose")
@@ -198,6 +199,29 @@ def detached_sandbox():
     while len(group.members()) < 4 and time.monotonic() < deadline:
         time.sleep(0.05)
     return group, process, group.members()
+
+
+def test_a_process_that_is_exiting_or_a_zombie_no_longer_runs():
+    """What the end's confirmation counts (tests/fixtures/processes.py): this process runs; a
+    child that has ended is not running, reaped or not; and a process inside the kernel's exit
+    (PF_EXITING, which a busy machine can leave visible for a while after the process has left
+    its cgroups) is not running either, whatever its state letter."""
+    assert processes.alive(os.getpid())
+    child = subprocess.Popen(["true"])
+    deadline = time.monotonic() + 30
+    while processes.alive(child.pid) and time.monotonic() < deadline:
+        time.sleep(0.01)  # unreaped: a zombie until wait() below
+    assert not processes.alive(child.pid)
+    child.wait()
+    assert not processes.alive(child.pid)
+    with open("/proc/self/stat") as f:
+        line = f.read()
+    head, tail = line.rsplit(")", 1)
+    fields = tail.split()
+    assert processes.running(line)
+    exiting = fields[:6] + [str(int(fields[6]) | processes.PF_EXITING)] + fields[7:]
+    assert not processes.running(head + ") " + " ".join(exiting))
+    assert not processes.running(head + ") " + " ".join(["Z", *fields[1:]]))
 
 
 @pytest.mark.skipif(not cgroups.Group.available(), reason="cgroups need root and cgroup v1")
