@@ -110,9 +110,14 @@ def pytest_configure(config):
 
 
 def pytest_unconfigure(config):
+    """A worker's copy goes once it is done; the screenshots its tests kept join the checkout's."""
     copy = config.stash.get(COPY, None)
     if copy:
-        os.chdir(os.path.dirname(copy))
+        kept = os.path.join(copy, "test-artifacts")
+        if os.path.isdir(kept):
+            shutil.copytree(kept, os.path.join(config.rootpath, "test-artifacts"),
+                            dirs_exist_ok=True)  # fmt: skip
+        os.chdir(config.rootpath)
         shutil.rmtree(copy, ignore_errors=True)
 
 

@@ -63,6 +63,26 @@ def test_a_workers_copy_holds_what_git_sees_with_its_times_and_links_the_environ
         shutil.rmtree(copy)
 
 
+def test_a_workers_copy_goes_when_it_is_done_and_its_screenshots_join_the_checkouts(
+    tmp_path, monkeypatch
+):
+    monkeypatch.chdir(tmp_path)  # the hook leaves the copy for the checkout; restored after
+    checkout, copy = tmp_path / "checkout", tmp_path / "copy"
+    (checkout / "test-artifacts").mkdir(parents=True)
+    (checkout / "test-artifacts" / "mine.png").write_bytes(b"a")
+    (copy / "test-artifacts").mkdir(parents=True)
+    (copy / "test-artifacts" / "theirs.png").write_bytes(b"b")
+    stash = pytest.Stash()
+    stash[conftest.COPY] = str(copy)
+    conftest.pytest_unconfigure(types.SimpleNamespace(stash=stash, rootpath=checkout))
+    assert not copy.exists()
+    assert sorted(p.name for p in (checkout / "test-artifacts").iterdir()) == [
+        "mine.png",
+        "theirs.png",
+    ]
+    assert os.getcwd() == str(checkout)
+
+
 def test_a_worker_in_its_copy_imports_the_course_and_runs_its_commands_there():
     """work_in: grading (so every path of grading.paths), checkpoints and the reference come from
     the copy, and so do the commands the worker starts (the working folder, PYTHONPATH)."""
