@@ -73,8 +73,17 @@ def checkout_copy(worker, root=None):
     root = root or os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     copy = tempfile.mkdtemp(prefix=f"attn-checkout-{worker}-")
     os.chmod(copy, 0o755)
-    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-                            cwd=root, capture_output=True, check=True).stdout  # fmt: skip
+    try:
+        listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others",
+                                 "--exclude-standard"], cwd=root, capture_output=True,
+                                check=True).stdout  # fmt: skip
+    except (OSError, subprocess.CalledProcessError) as err:
+        shutil.rmtree(copy, ignore_errors=True)
+        raise pytest.UsageError(
+            f"a second test worker copies the checkout's files as git lists them, and git could "
+            f"not list them here ({err}): run from a git clone, or in one process with "
+            "`make test TEST_WORKERS=0`"
+        ) from None
     for rel in filter(None, listed.decode().split("\0")):
         source, target = os.path.join(root, rel), os.path.join(copy, rel)
         if os.path.lexists(source) and not os.path.isdir(source):  # a deleted file is listed

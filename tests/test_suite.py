@@ -6,6 +6,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 import types
 
@@ -81,6 +82,17 @@ def test_a_workers_copy_goes_when_it_is_done_and_its_screenshots_join_the_checko
         "theirs.png",
     ]
     assert os.getcwd() == str(checkout)
+
+
+def test_a_checkout_git_cannot_list_stops_the_workers_with_what_to_do(tmp_path):
+    """A folder that is no git clone (an unpacked archive): the run stops before any test, saying
+    how to run it anyway, and leaves no copy behind."""
+    (tmp_path / "a.py").write_text("a")
+    before = set(os.listdir(tempfile.gettempdir()))
+    with pytest.raises(pytest.UsageError, match="TEST_WORKERS=0"):
+        conftest.checkout_copy("gwT", root=str(tmp_path))
+    left = set(os.listdir(tempfile.gettempdir())) - before
+    assert [n for n in left if n.startswith("attn-checkout-gwT-")] == []
 
 
 def test_a_worker_in_its_copy_imports_the_course_and_runs_its_commands_there():
