@@ -1,8 +1,8 @@
 """What every run of the suite shares: where each worker works, and the cost report printed at
 its end (docs/developing.md, "The suite's budget").
 
-`make test` runs the suite in one process; `make test TEST_WORKERS=2` on pytest-xdist workers
-with `--dist loadgroup`, each test file one work unit, so a module's fixtures are built once.
+`make test` runs the suite on two pytest-xdist workers (`TEST_WORKERS=0`: in one process) with
+`--dist loadgroup`, each test file one work unit, so a module's fixtures are built once.
 The first worker works in the checkout; every other one in a copy of the checkout of its own
 (checkout_copy), whose class, gradebook, release/, demo/ and build/ are its own: so a file that
 grades the course's own class, releases into release/ or snapshots the whole checkout runs on
@@ -110,6 +110,9 @@ def work_in(copy):
         importlib.import_module(name)
 
 
+COPY = pytest.StashKey[str]()  # a worker's copy of the checkout
+
+
 def pytest_configure(config):
     """Every worker after the first works in a copy of the checkout of its own."""
     worker = getattr(config, "workerinput", {}).get("workerid")
@@ -128,9 +131,6 @@ def pytest_unconfigure(config):
                             dirs_exist_ok=True)  # fmt: skip
         os.chdir(config.rootpath)
         shutil.rmtree(copy, ignore_errors=True)
-
-
-COPY = pytest.StashKey[str]()
 
 
 @pytest.hookimpl(tryfirst=True)
