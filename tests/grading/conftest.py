@@ -1,0 +1,74 @@
+"""The hostile class graded once per run by make autograde's farm, for the two modules that read it:
+test_hostile_class.py (no attack gains, none is dropped, nothing escapes) and test_hostile_lanes.py
+(its farm lane: the same class holds the races and the kernel escapes it grades in the other lanes).
+
+    HOSTILE_ONLY=h-gr-judge,h-ref-gc pytest -m hostile -s    # a quick run on a few submissions
+"""
+
+import os
+import shutil
+
+import pytest
+
+from grading import classroom
+from grading.authoring.mistakes import BUGGY
+from grading.paths import ROOT
+from tests.fixtures import hostile, hostile_watch
+
+# The honest references graded beside the class ("correct" is also the racer's victim).
+REFERENCES = {"correct": None, "wrong-softmax": {"softmax": BUGGY["softmax.divide_by_max"][1]}}
+
+
+def clean_slate():
+    """No class, results or gradebook of an earlier test; the student edition released."""
+    hostile_watch.remove_canaries()
+    for stale in ("gradebook.db", "intake.json", "grades.csv"):
+        if os.path.exists(os.path.join(ROOT, stale)):
+            os.remove(os.path.join(ROOT, stale))
+    shutil.rmtree(os.path.join(ROOT, "records"), ignore_errors=True)
+    classroom.start_over()  # also registers the assignment in the new gradebook
+
+
+@pytest.fixture(scope="session")
+def hostile_class_graded():
+    """The hostile class (tests/fixtures/hostile.py, or HOSTILE_ONLY's part of it), the races, the
+    kernel escapes and the two references, graded by `make autograde JOBS=2` (as root, it hands
+    itself over) under a Watch, then tabled: the Watch's record, with the gradebook's rows."""
+    clean_slate()
+    listener = hostile_watch.Listener()
+    only = [a.student for a in hostile.selected()]
+    attacks = hostile.write_hostile_class(ROOT, port=listener.port, only=only)
+    for attack in hostile_watch.LANE_ATTACKS:
+        if attack.student not in attacks:
+            hostile.write_attack(attack, ROOT, port=listener.port)
+    for student, replace in REFERENCES.items():
+        classroom.write_submission(student, replace=replace)
+    watch = hostile_watch.Watch(listener)
+    outcomes = classroom.autograde(jobs=2)
+    export = []
+
+    def export_grades():  # an attack may break the export; the tests say so
+        try:
+            classroom.grades()
+        except Exception as err:
+            export.append(f"{type(err).__name__}: {err}")
+
+    record = watch.finish(export_grades)
+    print(f"\nautograded {len(outcomes)} submissions in {record['elapsed']:.0f} s", flush=True)
+    record.update(
+        lane="farm",
+        attacks=attacks,
+        outcomes=outcomes,
+        rows=hostile_watch.gradebook_rows(),
+        problems={s: classroom.problems_of(s) for s in classroom.students()},
+        grades=hostile_watch.all_grades(),
+        export_error=export[0] if export else None,
+    )
+    everyone = {a.student: a for a in hostile_watch.LANE_ATTACKS} | attacks
+    for student in REFERENCES:
+        everyone[student] = hostile.Attack(student, student, "reference", "honest reference")
+    escaped = hostile_watch.escapes_by_student(record)
+    print(hostile_watch.summary(record["rows"], everyone, record["problems"], escaped))
+    if record["export_error"]:
+        print(f"grades() failed: {record['export_error']}")
+    yield record
