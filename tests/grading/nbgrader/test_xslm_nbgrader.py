@@ -29,7 +29,8 @@ REAL_GRADEBOOK = os.path.join(ROOT, "records", "gradebook.db")  # the course's o
 DEMO_RECORDS = os.path.join(ROOT, "demo", "records")
 
 pytestmark = [pytest.mark.nbgrader, pytest.mark.xslm]
-LEARNERS = {"xslm-correct": None, "xslm-overwrites": "engine.overwrite_gradients"}
+# named as make demo PART=xslm names them, so its farm-graded class holds them too
+LEARNERS = {"xslm-correct": None, "xslm-overwrite-gradients": "engine.overwrite_gradients"}
 
 
 def nbgrader(*args):
@@ -82,16 +83,17 @@ def graded(released):
     for student, mistake in LEARNERS.items():
         classroom.write_xslm_submission(student, mistake)
         nbgrader("autograde", "xslm", "--student", student, "--force")
-    nbgrader("generate_feedback", "xslm", "--student", "xslm-overwrites", "--force")
+    nbgrader("generate_feedback", "xslm", "--student", "xslm-overwrite-gradients", "--force")
     yield
     for student in LEARNERS:
         shutil.rmtree(os.path.join(classroom.SUBMITTED, student), ignore_errors=True)
 
 
-def cell_scores(student):
+def cell_scores(student, gradebook=REAL_GRADEBOOK):
+    """({grade id: score}, max score) of a student's part two in a SQLite gradebook."""
     from nbgrader.api import Gradebook
 
-    with Gradebook(f"sqlite:///{os.path.join(ROOT, 'records', 'gradebook.db')}") as gb:
+    with Gradebook(f"sqlite:///{gradebook}") as gb:
         submission = gb.find_submission("xslm", student)
         return {
             g.name: g.score for nb in submission.notebooks for g in nb.grades
@@ -108,7 +110,7 @@ def test_a_correct_learner_scores_full_marks(graded):
 def test_an_engine_mistake_costs_only_the_engine(graded):
     """Overwritten gradients lose the engine's and the layers' cells; the GPT, learning and
     generating cells, judged on the reference's engine, keep every point."""
-    scores, _ = cell_scores("xslm-overwrites")
+    scores, _ = cell_scores("xslm-overwrite-gradients")
     lost = {g for g, v in points().items() if scores[g] < v}
     assert "xslm01-value-checks" in lost and "xslm01-value-hidden" in lost
     assert not {g for g in lost if not g.startswith(("xslm01", "xslm02"))}, lost
@@ -116,23 +118,18 @@ def test_an_engine_mistake_costs_only_the_engine(graded):
 
 def test_feedback_names_the_mistake(graded):
     """The feedback page of notebook 1 shows the judge's diagnosis."""
-    page = os.path.join(ROOT, "feedback", "xslm-overwrites", "xslm", "01-engine.html")
+    page = os.path.join(ROOT, "feedback", "xslm-overwrite-gradients", "xslm", "01-engine.html")
     with open(page, encoding="utf-8") as f:
         assert "gradients overwritten instead of added" in f.read()
 
 
-def test_make_autograde_part_two_agrees_with_plain_nbgrader(graded):
-    """`make autograde PART=xslm` (the farm: two servers, warm sandboxed kernels) gives every cell
-    the score plain nbgrader gave, and `make grades PART=xslm` writes grades-xslm.csv with the
-    diagnosis."""
-    before = {s: cell_scores(s)[0] for s in LEARNERS}
-    outcomes = classroom.autograde(list(LEARNERS), jobs=2, force=True, assignment="xslm")
-    assert all(o.ok for o in outcomes), outcomes
-    assert {s: cell_scores(s)[0] for s in LEARNERS} == before
-    classroom.grades(assignment="xslm")
-    with open(os.path.join(ROOT, "records", "grades-xslm.csv"), encoding="utf-8") as f:
-        table = f.read()
-    assert "engine.overwrite_gradients" in table and "xslm-correct" in table
+def test_make_autograde_part_two_agrees_with_plain_nbgrader(graded, demo):
+    """`make autograde PART=xslm` (the farm: two servers, warm sandboxed kernels), as `make demo
+    PART=xslm` runs it on its class, gives every cell of these learners the score plain nbgrader
+    gave them here."""
+    demo_gradebook = os.path.join(DEMO_RECORDS, "gradebook.db")
+    for student in LEARNERS:
+        assert cell_scores(student, demo_gradebook) == cell_scores(student), student
 
 
 @pytest.mark.parametrize("code", ["ko", "ja"])
@@ -156,14 +153,12 @@ def test_translated_student_editions_of_part_two(code):
         assert f.read().strip() == code
 
 
-def test_make_demo_part_two():
-    """`make demo PART=xslm`: the correct learner scores 29 of 29, the empty one 0, and each
-    catalogued mistake loses points and is named in grades-xslm.csv. Run over a course whose own
-    class holds a part-one learner, and over an earlier demo's class (part one's table and a
-    learner of its own): demo/ is started over, and the course's class (once deleted by this very
-    command) is byte for byte as it was."""
-    from grading.authoring.mistakes.part_two import MISTAKES
-
+@pytest.fixture(scope="module")
+def demo():
+    """`make demo PART=xslm` run over a course whose own class holds a part-one learner, and over
+    an earlier demo's class (part one's table and a learner of its own): the demo's rows, whether
+    the earlier demo's table and learner are gone, and whether the course's class (once deleted by
+    this very command) is byte for byte as it was."""
     write_real_class()
     try:
         before = class_files(ROOT), gradebook_students(REAL_GRADEBOOK)
@@ -174,11 +169,22 @@ def test_make_demo_part_two():
         os.makedirs(stale, exist_ok=True)
         shutil.copy(os.path.join(ROOT, "xslm", "engine.py"), stale)
         rows = {row[0]: row for row in classroom.demo("xslm")}
-        assert not os.path.exists(os.path.join(DEMO_RECORDS, "grades.csv"))
-        assert not os.path.exists(stale)
-        assert (class_files(ROOT), gradebook_students(REAL_GRADEBOOK)) == before
+        left = [p for p in (os.path.join(DEMO_RECORDS, "grades.csv"), stale) if os.path.exists(p)]
+        kept = (class_files(ROOT), gradebook_students(REAL_GRADEBOOK)) == before
     finally:
         remove_real_class()
+    return {"rows": rows, "left": left, "kept": kept}
+
+
+def test_make_demo_part_two(demo):
+    """`make demo PART=xslm`: the correct learner scores 29 of 29, the empty one 0, and each
+    catalogued mistake loses points and is named in grades-xslm.csv. demo/ is started over, and
+    the course's class is as it was."""
+    from grading.authoring.mistakes.part_two import MISTAKES
+
+    rows = demo["rows"]
+    assert demo["left"] == [], "an earlier demo's table or learner is still in demo/"
+    assert demo["kept"], "the course's own class changed"
     everyone = {"xslm-correct", "xslm-empty"} | {
         "xslm-" + m.split(".")[1].replace("_", "-") for m in MISTAKES
     }
