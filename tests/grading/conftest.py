@@ -31,14 +31,16 @@ def clean_slate():
 
 @pytest.fixture(scope="session")
 def hostile_class_graded():
-    """The hostile class (tests/fixtures/hostile.py, or HOSTILE_ONLY's part of it), the races, the
-    kernel escapes and the two references, graded by `make autograde JOBS=2` (as root, it hands
-    itself over) under a Watch, then tabled: the Watch's record, with the gradebook's rows."""
+    """The hostile class (tests/fixtures/hostile.py, or HOSTILE_ONLY's part of it), the lanes'
+    races and kernel escapes (without HOSTILE_ONLY) and the two references, graded by `make
+    autograde JOBS=2` (as root, it hands itself over) under a Watch, then tabled: the Watch's
+    record, with the gradebook's rows."""
     clean_slate()
     listener = hostile_watch.Listener()
     only = [a.student for a in hostile.selected()]
     attacks = hostile.write_hostile_class(ROOT, port=listener.port, only=only)
-    for attack in hostile_watch.LANE_ATTACKS:
+    riders = hostile_watch.LANE_ATTACKS if hostile_watch.lanes_ride_along() else []
+    for attack in riders:
         if attack.student not in attacks:
             hostile.write_attack(attack, ROOT, port=listener.port)
     for student, replace in REFERENCES.items():
@@ -64,7 +66,7 @@ def hostile_class_graded():
         grades=hostile_watch.all_grades(),
         export_error=export[0] if export else None,
     )
-    everyone = {a.student: a for a in hostile_watch.LANE_ATTACKS} | attacks
+    everyone = {a.student: a for a in riders} | attacks
     for student in REFERENCES:
         everyone[student] = hostile.Attack(student, student, "reference", "honest reference")
     escaped = hostile_watch.escapes_by_student(record)

@@ -25,7 +25,7 @@ from grading.authoring import course
 from grading.machine import sandbox
 from grading.paths import ROOT
 from tests.fixtures import hostile
-from tests.fixtures.hostile_watch import LANE_ATTACKS, VICTIM, Listener, Watch
+from tests.fixtures.hostile_watch import LANE_ATTACKS, VICTIM, Listener, Watch, lanes_ride_along
 
 pytestmark = [pytest.mark.nbgrader, pytest.mark.hostile]
 
@@ -58,16 +58,19 @@ def lane_dask():
     make_autograde("--scheduler", "local")
 
 
-# The farm lane (make autograde JOBS=2) is the hostile class's own run, which grades this class
-# among the others (tests/grading/conftest.py).
-LANES = {"plain": lane_plain, "farm": None, "noexec": lane_noexec, "dask": lane_dask}
+def lane_farm():
+    """make autograde JOBS=2: two grading servers, warm kernels."""
+    make_autograde("--jobs", "2")
+
+
+LANES = {"plain": lane_plain, "farm": lane_farm, "noexec": lane_noexec, "dask": lane_dask}
 
 
 @pytest.fixture(scope="module", params=list(LANES))
 def graded(request):
     """The class graded through one lane, and what it left behind."""
-    if LANES[request.param] is None:
-        yield request.getfixturevalue("hostile_class_graded")
+    if request.param == "farm" and lanes_ride_along():  # the hostile class's run, which grades
+        yield request.getfixturevalue("hostile_class_graded")  # this class among the others
         return
     classroom.start_over()
     classroom.write_submission(VICTIM)
