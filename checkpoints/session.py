@@ -25,6 +25,15 @@ def grading():
     return os.environ.get("NBGRADER_EXECUTION") == "autograde"
 
 
+def left_to_the_judge(name):
+    """True while nbgrader grades, once said: the judge's verdict replaces a graded cell's output,
+    so the kernel's own check of name would be computed for nothing."""
+    if not grading():
+        return False
+    print(say("grading_check", checkpoint=name))
+    return True
+
+
 def show(report):
     """Display a report: rich in Jupyter, its text elsewhere."""
     try:
