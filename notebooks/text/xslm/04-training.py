@@ -178,7 +178,8 @@ with demo():
     def held_out_loss(model):
         return sum(loss(model, i, t).data for i, t in held_out) / len(held_out)
 
-    print(f"held out: {held_out_loss(model):.3f}, ln 40 = {math.log(40):.3f}")
+    if losses:
+        print(f"held out: {held_out_loss(model):.3f}, ln 40 = {math.log(40):.3f}")
 
 # %% [markdown] id="cell-18"
 # The curve is noisy, because every step sees one window only, but it falls.

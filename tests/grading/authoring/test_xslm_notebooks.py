@@ -75,6 +75,50 @@ def test_masters_rebuild_the_reference_and_train_in_under_a_minute(tmp_path):
     assert masters.drift(work, "xslm") == [], "run: python -m grading masters xslm --update"
 
 
+def grade_id(cell):
+    return cell.metadata.get("nbgrader", {}).get("grade_id")
+
+
+class Loss:
+    """A stand-in loss: counts its calls."""
+
+    calls = 0
+
+    def __init__(self, *args):
+        Loss.calls += 1
+        self.data = 1.0
+
+
+def run_training_cell(monkeypatch, execution):
+    """Notebook 4's training cell on stand-ins (two windows, a model that is never used, a step
+    that returns 1.0), with NBGRADER_EXECUTION=execution: (what it printed, losses, loss calls)."""
+    import io
+    from contextlib import redirect_stdout
+
+    from checkpoints.xslm import demo, steps_to_train
+
+    monkeypatch.setenv("NBGRADER_EXECUTION", execution)
+    [cell] = [c for c in load("04-training.ipynb").cells if grade_id(c) == "xslm04-train-loop"]
+    Loss.calls = 0
+    names = {"windows": lambda ids, n: [([1], [2])] * 20, "ids": [], "vocab": [0] * 40,
+             "GPT": lambda *a, **k: None, "train_step": lambda *a: 1.0, "loss": Loss,
+             "steps_to_train": steps_to_train, "demo": demo, "random": __import__("random"),
+             "math": __import__("math")}  # fmt: skip
+    printed = io.StringIO()
+    with redirect_stdout(printed):
+        exec(cell.source, names)
+    return printed.getvalue(), names["losses"], Loss.calls
+
+
+def test_the_training_cell_computes_nothing_while_nbgrader_grades(monkeypatch):
+    """Graded, the loop runs no step and no held-out loss is computed of a model nobody trained
+    (the judge reads the weights handed in); run by a learner, both happen."""
+    printed, losses, calls = run_training_cell(monkeypatch, "autograde")
+    assert (losses, calls) == ([], 0) and "held out" not in printed, printed
+    printed, losses, calls = run_training_cell(monkeypatch, "")
+    assert len(losses) == 240 and calls == 2 and "held out: 1.000" in printed, printed
+
+
 @pytest.mark.notebooks
 def test_a_learner_runs_part_two_in_the_korean_workspace(tmp_path, monkeypatch):
     """The learner's flow, from the student edition: part one's workspace, then part two's
