@@ -224,6 +224,24 @@ def test_a_process_that_is_exiting_or_a_zombie_no_longer_runs():
     assert not processes.running(head + ") " + " ".join(["Z", *fields[1:]]))
 
 
+@pytest.mark.skipif(os.geteuid() != 0, reason="a child of another account needs root")
+def test_a_snapshot_gives_each_process_its_own_parent_and_uids_whatever_its_name():
+    """What Owners samples (tests/fixtures/processes.py): a child that runs as nobody and names
+    itself like a line of /proc/<pid>/status is seen with its real parent, name and uids."""
+    fake = "Uid:\t0\t0\t0\t0"[:15]
+    script = f"open('/proc/self/comm', 'w').write({fake!r}); print('named', flush=True); input()"
+    child = subprocess.Popen([sys.executable, "-c", script], user="nobody", text=True,
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE)  # fmt: skip
+    try:
+        assert child.stdout.readline() == "named\n"
+        parent, (name, *uids) = processes.snapshot()[child.pid]
+        nobody = int(subprocess.check_output(["id", "-u", "nobody"], text=True))
+        assert (parent, name, uids) == (os.getpid(), fake, [nobody] * 4)
+    finally:
+        child.kill()
+        child.wait()
+
+
 @pytest.mark.skipif(not cgroups.Group.available(), reason="cgroups need root and cgroup v1")
 def test_a_detached_process_is_ended_and_the_end_confirmed():
     """A double fork with setsid, ignoring SIGTERM and SIGHUP, survives its sandbox's first
