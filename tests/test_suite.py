@@ -178,3 +178,22 @@ def test_the_per_file_table_adds_each_files_cases_from_a_runs_junit_xml(tmp_path
     assert rows[2].startswith("| `tests/sub/test_b.py` | 4 | 53.3 |  | 5 | 90.9 | 1.8 |")
     assert rows[3] == "| `tests/test_a.py` | 4 | 46.7 | 1.4 | 0 | 9.1 |  |"
     assert rows[-1] == "| **all** | **8** | 100 | 0.7 | **6** | 100 | 1.6 |"
+
+
+def test_a_lab_whose_server_outlives_sigterm_is_ended_with_its_group():
+    """tests/fixtures/lab_server.py's stop_group: a leader whose child ignores SIGTERM (as jupyter
+    lab's interpreter waited on an idle thread after its server stopped, for the rest of the run)
+    ends with its whole group, SIGKILL after the grace."""
+    from tests.fixtures.lab_server import group_members, stop_group
+
+    child = "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN);"
+    child += " print('ignoring', flush=True); time.sleep(600)"
+    script = f"import subprocess, sys, time; subprocess.Popen([sys.executable, '-c', {child!r}]);"
+    script += " time.sleep(600)"
+    leader = subprocess.Popen([sys.executable, "-c", script], start_new_session=True,
+                              stdout=subprocess.PIPE, text=True)  # fmt: skip
+    assert leader.stdout.readline() == "ignoring\n"  # the child has set its handler
+    assert len(group_members(leader.pid)) == 2
+    start = time.monotonic()
+    stop_group(leader, grace=1)
+    assert group_members(leader.pid) == [] and time.monotonic() - start < 10
