@@ -24,22 +24,28 @@ def grading(tmp_path, monkeypatch):
     return monkeypatch
 
 
-def test_part_one_leaves_its_checks_to_the_judge(grading, capsys):
-    grading.setattr("checkpoints.attention.load_model", refuse)
-    checkpoints.check("softmax")
-    checkpoints.check_artifact(SCALE_FILE)
+@pytest.mark.parametrize(
+    ("loader", "check", "check_artifact", "name", "artifact"),
+    [
+        ("checkpoints.attention.load_model", checkpoints.check, checkpoints.check_artifact,
+         "softmax", SCALE_FILE),
+        ("checkpoints.xslm.load_learner", xslm.check, xslm.check_artifact, "Value", LOSS_FILE),
+    ],
+    ids=["attention", "xslm"],
+)  # fmt: skip
+def test_each_part_leaves_its_checks_to_the_judge(
+    grading, capsys, loader, check, check_artifact, name, artifact
+):
+    grading.setattr(loader, refuse)
+    check(name)
+    check_artifact(artifact)
     said = capsys.readouterr().out
-    assert said.count(LINE) == 2 and "softmax" in said and SCALE_FILE in said, said
+    assert said.count(LINE) == 2 and name in said and artifact in said, said
     assert "✗" not in said
 
 
-def test_part_two_leaves_its_checks_to_the_judge(grading, capsys):
-    grading.setattr("checkpoints.xslm.load_learner", refuse)
-    xslm.check("Value")
-    xslm.check_artifact(LOSS_FILE)
-    said = capsys.readouterr().out
-    assert said.count(LINE) == 2 and "Value" in said and LOSS_FILE in said, said
-    with pytest.raises(ValueError):  # a name that is no artifact is still refused at once
+def test_an_unknown_artifact_is_still_refused_at_once(grading):
+    with pytest.raises(ValueError):
         xslm.check_artifact("nothing.txt")
 
 
