@@ -197,3 +197,21 @@ def test_a_lab_whose_server_outlives_sigterm_is_ended_with_its_group():
     start = time.monotonic()
     stop_group(leader, grace=1)
     assert group_members(leader.pid) == [] and time.monotonic() - start < 10
+
+
+def test_packed_attacks_each_keep_a_notebook_of_their_own():
+    """The lanes' kernel escapes, packed: every attack once, no two in one notebook of one
+    submission, an attack placed at a notebook's end still in that notebook, and no more
+    submissions than notebooks demand."""
+    from tests.fixtures import hostile_watch
+
+    escapes, packed = hostile_watch.ESCAPES, hostile_watch.PACKED_ESCAPES
+    assert sorted(a.how for a in packed) == sorted(a.how for a in escapes)
+    places = [(a.student, a.notebook) for a in packed]
+    assert len(set(places)) == len(places)
+    assert {nb for _, nb in places} <= set(hostile_watch.NOTEBOOKS)
+    for attack in escapes:
+        if attack.at == "end":
+            assert next(p for p in packed if p.how == attack.how).notebook == attack.notebook
+    per_submission = len(hostile_watch.NOTEBOOKS)
+    assert len({s for s, _ in places}) == -(-len(escapes) // per_submission)
