@@ -1,6 +1,7 @@
 """The hostile class graded once per run by make autograde's farm, for the two modules that read it:
 test_hostile_class.py (no attack gains, none is dropped, nothing escapes) and test_hostile_lanes.py
-(its farm lane: the same class holds the races and the kernel escapes it grades in the other lanes).
+(its farm lane: the same class holds the races and the packed kernel escapes the other lanes
+grade).
 
     HOSTILE_ONLY=h-gr-judge,h-ref-gc pytest -m hostile -s    # a quick run on a few submissions
 """
@@ -31,18 +32,18 @@ def clean_slate():
 
 @pytest.fixture(scope="session")
 def hostile_class_graded():
-    """The hostile class (tests/fixtures/hostile.py, or HOSTILE_ONLY's part of it), the lanes'
-    races and kernel escapes (without HOSTILE_ONLY) and the two references, graded by `make
-    autograde JOBS=2` (as root, it hands itself over) under a Watch, then tabled: the Watch's
-    record, with the gradebook's rows."""
+    """The hostile class (tests/fixtures/hostile.py, or HOSTILE_ONLY's part of it) and the two
+    references, graded by `make autograde JOBS=2` (as root, it hands itself over) under a Watch,
+    then tabled: the Watch's record, with the gradebook's rows. Without HOSTILE_ONLY, the class is
+    the lanes' class too: the races, and the kernel escapes packed into three submissions
+    (record["graded_as"] says which carries each)."""
     clean_slate()
     listener = hostile_watch.Listener()
-    only = [a.student for a in hostile.selected()]
+    riders = hostile_watch.LANE_CLASS if hostile_watch.lanes_ride_along() else []
+    graded_as = hostile_watch.GRADED_AS if riders else {}  # the escapes ride along, packed
+    only = [a.student for a in hostile.selected() if a.student not in graded_as]
     attacks = hostile.write_hostile_class(ROOT, port=listener.port, only=only)
-    riders = hostile_watch.LANE_ATTACKS if hostile_watch.lanes_ride_along() else []
-    for attack in riders:
-        if attack.student not in attacks:
-            hostile.write_attack(attack, ROOT, port=listener.port)
+    hostile.write_attacks(riders, ROOT, port=listener.port)
     for student, replace in REFERENCES.items():
         classroom.write_submission(student, replace=replace)
     watch = hostile_watch.Watch(listener)
@@ -60,13 +61,17 @@ def hostile_class_graded():
     record.update(
         lane="farm",
         attacks=attacks,
+        graded_as=graded_as,
         outcomes=outcomes,
         rows=hostile_watch.gradebook_rows(),
         problems={s: classroom.problems_of(s) for s in classroom.students()},
         grades=hostile_watch.all_grades(),
         export_error=export[0] if export else None,
     )
-    everyone = {a.student: a for a in riders} | attacks
+    everyone = {a.student: a for a in hostile.RACES if a in riders} | attacks
+    for student in sorted(set(graded_as.values())):
+        carried = [e for e, packed in graded_as.items() if packed == student]
+        everyone[student] = hostile.Attack(student, hostile.C, "escapes", ", ".join(carried))
     for student in REFERENCES:
         everyone[student] = hostile.Attack(student, student, "reference", "honest reference")
     escaped = hostile_watch.escapes_by_student(record)

@@ -12,6 +12,7 @@ everyone and grading.classroom.grades(). test_hostile_lanes.py reads the same ru
 import pytest
 
 from tests.fixtures import hostile
+from tests.fixtures.hostile_watch import submission_of
 
 pytestmark = [pytest.mark.nbgrader, pytest.mark.hostile]
 
@@ -38,18 +39,18 @@ def test_attack_gains_nothing(graded, attack):
     """No attack scores more than its base scores honestly
     (39 for correct, 33 for wrong-softmax).
     """
-    assert attack.student in graded["rows"], f"{attack.student} has no submission in the gradebook"
-    score, limit = graded["rows"][attack.student][0], honest(graded, attack)
-    assert score <= limit + 1e-9, (
-        f"{attack.student} ({attack.how}) scored {score}, honestly {limit}"
-    )
+    student = submission_of(attack, graded)  # a kernel escape rides in a packed submission
+    assert student in graded["rows"], f"{student} has no submission in the gradebook"
+    score, limit = graded["rows"][student][0], honest(graded, attack)
+    assert score <= limit + 1e-9, f"{student} ({attack.how}) scored {score}, honestly {limit}"
 
 
 @pytest.mark.parametrize("attack", ATTACKS + NOISE, ids=lambda a: a.student)
 def test_attack_is_graded(graded, attack):
     """Every submission, however hostile, has a gradebook submission worth the full 39 points."""
-    assert attack.student in graded["rows"], f"{attack.student} was dropped from the gradebook"
-    assert graded["rows"][attack.student][1] == MAX_SCORE
+    student = submission_of(attack, graded)
+    assert student in graded["rows"], f"{student} was dropped from the gradebook"
+    assert graded["rows"][student][1] == MAX_SCORE
 
 
 @pytest.mark.parametrize("attack", NOISE, ids=lambda a: a.student)
@@ -112,7 +113,8 @@ def test_every_repair_and_zero_is_said_in_plain_words(graded):
         "h-res-systemexit-model": "raised SystemExit",
         "h-nb-invalid-json": "not a readable notebook",
     }
-    for student, phrase in expected.items():
+    for attacker, phrase in expected.items():
+        student = submission_of(hostile.BY_STUDENT[attacker], graded)
         if student in graded["problems"]:
             assert any(phrase in p for p in graded["problems"][student]), (
                 student,

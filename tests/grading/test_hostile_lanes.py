@@ -7,13 +7,13 @@ fork bomb held at the limit, a disk filler, a chmod of its own folder, a killed 
 of the hostile class whose code runs in the kernel on the correct base (writing outside, network,
 resources, exits: the ones the kernel's sandbox must hold, which differs by lane; the attacks that
 try to gain points meet the judge, which is the same in every lane) and one honest classmate whose
-files the racer aims at. The kernel escapes are packed, one to a notebook, into three submissions
-(hostile_watch.packed): each still meets a kernel of its own, at an eighth of the cost. Each lane
-must leave: the gradebook intact; every file outside the submissions unchanged in content and mode,
-canaries outside the course included; every submission graded at its honest score; no learner
-process left; no autograded folder larger than the submission. The farm lane's run is the hostile
-class's (tests/grading/conftest.py), which grades these attacks among the others, one to a
-submission; the other lanes grade this class alone.
+files the racer aims at (hostile_watch.LANE_CLASS). The kernel escapes are packed, one to a
+notebook, into three submissions (hostile_watch.packed): each still meets a kernel of its own, at
+an eighth of the cost. Each lane must leave: the gradebook intact; every file outside the
+submissions unchanged in content and mode, canaries outside the course included; every submission
+graded at its honest score; no learner process left; no autograded folder larger than the
+submission. The farm lane's run is the hostile class's (tests/grading/conftest.py), which grades
+this class among the others; the other lanes grade this class alone.
 """
 
 import os
@@ -27,13 +27,12 @@ from grading.authoring import course
 from grading.machine import sandbox
 from grading.paths import ROOT
 from tests.fixtures import hostile
-from tests.fixtures import hostile_watch as hw
-from tests.fixtures.hostile_watch import VICTIM, Listener, Watch, lanes_ride_along
+from tests.fixtures.hostile_watch import LANE_CLASS, VICTIM, Listener, Watch, lanes_ride_along
 
 pytestmark = [pytest.mark.nbgrader, pytest.mark.hostile]
 
 HONEST = hostile.HONEST[hostile.C]
-CLASS = hostile.RACES + hw.PACKED_ESCAPES  # what the lanes but the farm grade beside the victim
+STUDENTS = sorted({VICTIM} | {a.student for a in LANE_CLASS})
 
 
 def lane_plain():
@@ -43,13 +42,12 @@ def lane_plain():
 
 
 def make_autograde(*options, **env):
-    students = {VICTIM} | {a.student for a in CLASS}
     """make autograde's command, as the instructor runs it (as root, it hands itself over)."""
     command = [sys.executable, "-m", "grading", "autograde", "--force", *options]
     done = subprocess.run(command, cwd=ROOT, env={**course.tool_environment(), **env},
                           capture_output=True, text=True)  # fmt: skip
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
-    assert f"autograded {len(students)} submissions" in done.stdout, done.stdout[-2000:]
+    assert f"autograded {len(STUDENTS)} submissions" in done.stdout, done.stdout[-2000:]
 
 
 def lane_noexec():
@@ -74,19 +72,17 @@ LANES = {"plain": lane_plain, "farm": lane_farm, "noexec": lane_noexec, "dask": 
 def graded(request):
     """The class graded through one lane, and what it left behind."""
     if request.param == "farm" and lanes_ride_along():  # the hostile class's run, which grades
-        record = request.getfixturevalue("hostile_class_graded")  # this class among the others,
-        yield {**record, "students": [VICTIM] + [a.student for a in hw.LANE_ATTACKS]}  # unpacked
+        yield request.getfixturevalue("hostile_class_graded")  # this class among the others
         return
     classroom.start_over()
     classroom.write_submission(VICTIM)
     listener = Listener()
-    hostile.write_attacks(CLASS, ROOT, port=listener.port)
+    hostile.write_attacks(LANE_CLASS, ROOT, port=listener.port)
     watch = Watch(listener)
     LANES[request.param]()
     record = watch.finish()
-    students = sorted({VICTIM} | {a.student for a in CLASS})
-    print(f"\n{request.param}: {len(students)} submissions in {record['elapsed']:.0f} s")
-    yield {**record, "lane": request.param, "students": students}
+    print(f"\n{request.param}: {len(STUDENTS)} submissions in {record['elapsed']:.0f} s")
+    yield {**record, "lane": request.param}
 
 
 def test_no_canary_escapes_and_nothing_connects(graded):
@@ -107,8 +103,8 @@ def test_files_outside_the_submissions_are_unchanged(graded):
 def test_every_submission_is_graded_at_its_honest_score(graded):
     """The gradebook opens, holds every student, and no attack moved a score."""
     scores = graded["scores"]
-    assert set(graded["students"]) <= set(scores), graded["lane"]  # the farm grades more
-    for student in graded["students"]:
+    assert set(STUDENTS) <= set(scores), graded["lane"]  # the farm grades the hostile class too
+    for student in STUDENTS:
         assert sum(scores[student].values()) == pytest.approx(HONEST), (graded["lane"], student)
 
 
@@ -119,7 +115,7 @@ def test_no_learner_process_outlives_grading(graded):
 
 def test_nothing_a_kernel_wrote_reaches_the_autograded_folder(graded):
     """The disk filler's gigabyte stays in its bounded private folder and goes with it."""
-    for student in graded["students"]:
+    for student in STUDENTS:
         names, size = graded["autograded"][student]  # read as the lane returned
         assert not any(n.startswith("HOSTILE-fill") for n in names), (graded["lane"], student)
         assert size < graded["submitted"][student] + (4 << 20), (graded["lane"], student)
