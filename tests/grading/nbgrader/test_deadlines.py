@@ -1,7 +1,8 @@
 """Issue 24, point 3: deadlines. deadlines.csv read strictly; the late policies' arithmetic; and
 four students graded by plain `nbgrader autograde`: on time, late, late but within their own
-extension, and with no hand-in time. Expected penalties are derived from the policy's rule and
-the masters' points, not copied from a run."""
+extension, and with no hand-in time. A penalty is nbgrader's arithmetic on the judge's scores, so
+that run executes no notebook (ATTENTION_EXECUTE=0); the lanes' runs do. Expected penalties are
+derived from the policy's rule and the masters' points, not copied from a run."""
 
 import csv
 import datetime
@@ -158,7 +159,9 @@ def graded():
         for student, moment in HANDED_IN.items():
             if moment is not None:
                 timestamp(student, moment)
-        done = course.nbgrader("autograde", "attention", "--student", "dl-*", "--force")
+        with pytest.MonkeyPatch.context() as env:
+            env.setenv("ATTENTION_EXECUTE", "0")  # the scores are the judge's alone
+            done = course.nbgrader("autograde", "attention", "--student", "dl-*", "--force")
         assert done.returncode == 0, (done.stdout + done.stderr)[-3000:]
         export = [sys.executable, "-m", "grading", "export", "--to", "plain"]
         exported = subprocess.run(export, cwd=ROOT, capture_output=True, text=True, timeout=600)

@@ -12,10 +12,11 @@ from grading.authoring import editions
 
 
 @pytest.mark.nbgrader
-def test_a_mixed_class_is_graded_alike_and_answered_in_each_learners_language():
+def test_a_mixed_class_is_graded_alike_and_answered_in_each_learners_language(monkeypatch):
     """The demo class handed in from the English and the Korean editions (and part of it from
     the Japanese) scores the same, cell by cell, in one gradebook; each verdict speaks the
-    language of the notebook it is written into."""
+    language of the notebook it is written into. Scores and verdicts are the judge's alone, so
+    the class is graded without running its notebooks (EXECUTE=0), as large classes may be."""
     from grading import classroom
     from grading.authoring import course
     from grading.authoring.mistakes import BUGGY
@@ -29,6 +30,7 @@ def test_a_mixed_class_is_graded_alike_and_answered_in_each_learners_language():
         for student, mistake in learners.items():
             bug = {BUGGY[mistake][0]: BUGGY[mistake][1]} if mistake else None
             classroom.write_submission(f"{student}-{edition}", bug, edition=edition)
+    monkeypatch.setenv("ATTENTION_EXECUTE", "0")
     outcomes = farm.autograde(classroom.students(), jobs=2, force=True)
     assert all(o.ok for o in outcomes) and len(outcomes) == sum(map(len, everyone.values()))
     scores = classroom.cell_scores()
