@@ -8,7 +8,9 @@ runs side by side (before, after).
 A file's seconds are its tests' setup, call and teardown added up (pytest's JUnit "time"), so with
 two workers they add up to more than the wall time; the share is of that sum. Its cores are how
 many of the machine's were busy meanwhile on average (each test's machine_cpu_s property, from
-tests/conftest.py): about 1 of 2 in one process means the file mostly waits. Every run of the
+tests/conftest.py): about 1 of 2 in one process means the file mostly waits. Its CPU seconds are
+what its own processes spent (own_cpu_s, where root could count them): with two workers, the cost
+that does not depend on what ran beside it. Every run of the
 suite ends with its own wall time and ten slowest files (tests/conftest.py): this is the longer
 form, for docs/developing.md.
 """
@@ -21,8 +23,9 @@ import xml.etree.ElementTree as ET
 
 def file_seconds(path):
     """{test file: seconds} of one JUnit XML, {test file: the machine's busy CPU seconds
-    meanwhile}, and the number of test cases in it."""
-    seconds, cpu, cases = collections.Counter(), collections.Counter(), 0
+    meanwhile}, {test file: its own CPU seconds}, and the number of test cases in it."""
+    seconds, cpu, own = collections.Counter(), collections.Counter(), collections.Counter()
+    cases = 0
     for case in ET.parse(path).iter("testcase"):
         cases += 1
         module = case.get("classname", "").split("@")[0]  # tests.grading.test_x[.Class]
@@ -34,26 +37,34 @@ def file_seconds(path):
         for prop in case.iter("property"):
             if prop.get("name") == "machine_cpu_s":
                 cpu[name] += float(prop.get("value") or 0)
-    return seconds, cpu, cases
+            elif prop.get("name") == "own_cpu_s":
+                own[name] += float(prop.get("value") or 0)
+    return seconds, cpu, own, cases
 
 
 def table(runs, names):
-    """Markdown rows: each file's seconds, share and busy cores in every run (a run is a pair
-    ({file: seconds}, {file: busy CPU seconds})), slowest (in the last) first."""
-    totals = [sum(seconds.values()) for seconds, _ in runs]
-    head = " | ".join(f"{n} s | {n} % | {n} cores" for n in names)
-    lines = [f"| test file | {head} |", "|---" + "|---:" * (3 * len(runs)) + "|"]
-    files = sorted(set().union(*(s for s, _ in runs)), key=lambda f: -runs[-1][0].get(f, 0.0))
+    """Markdown rows: each file's seconds, share, busy cores and own CPU seconds in every run (a
+    run is ({file: seconds}, {file: busy CPU seconds}, {file: own CPU seconds})), slowest (in the
+    last) first."""
+    totals = [sum(seconds.values()) for seconds, _, _ in runs]
+    head = " | ".join(f"{n} s | {n} % | {n} cores | {n} CPU s" for n in names)
+    lines = [f"| test file | {head} |", "|---" + "|---:" * (4 * len(runs)) + "|"]
+    files = sorted(set().union(*(s for s, _, _ in runs)), key=lambda f: -runs[-1][0].get(f, 0.0))
     for name in files:
         cells = [
             f"{seconds.get(name, 0):,.0f} | {100 * seconds.get(name, 0) / total:.1f} | "
             + (f"{cpu[name] / seconds[name]:.1f}" if cpu.get(name) and seconds.get(name) else "")
-            for (seconds, cpu), total in zip(runs, totals)
+            + " | "
+            + (f"{own[name]:,.0f}" if own.get(name) else "")
+            for (seconds, cpu, own), total in zip(runs, totals)
         ]
         lines.append(f"| `{name}` | " + " | ".join(cells) + " |")
     every = [
-        f"**{t:,.0f}** | 100 | " + (f"{sum(c.values()) / t:.1f}" if t and c else "")
-        for (_, c), t in zip(runs, totals)
+        f"**{t:,.0f}** | 100 | "
+        + (f"{sum(c.values()) / t:.1f}" if t and c else "")
+        + " | "
+        + (f"**{sum(o.values()):,.0f}**" if o else "")
+        for (_, c, o), t in zip(runs, totals)
     ]
     lines.append("| **all** | " + " | ".join(every) + " |")
     return "\n".join(lines)
@@ -72,8 +83,8 @@ def main(argv):
         parser.error("one run, or two to compare")
     runs = [file_seconds(path) for path in args.xml]
     names = ["before", "after"] if len(runs) == 2 else ["run"]
-    print(table([(seconds, cpu) for seconds, cpu, _ in runs], names))
-    print("\n" + "; ".join(f"{n}: {c} tests" for n, (_, _, c) in zip(names, runs)))
+    print(table([run[:3] for run in runs], names))
+    print("\n" + "; ".join(f"{n}: {run[3]} tests" for n, run in zip(names, runs)))
 
 
 if __name__ == "__main__":

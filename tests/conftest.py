@@ -10,7 +10,9 @@ any worker, beside any other file. Only what the machine shares (its processes) 
 files on one worker (SAME_WORKER).
 
 Each test's report carries how busy the machine's CPUs were while it ran (machine_cpu_s), so the
-summary (and the JUnit XML, for bench/suite.py) tells a file that computes from one that waits.
+summary (and the JUnit XML, for bench/suite.py) tells a file that computes from one that waits;
+and, where the machine lets root count it (cgroup v1's cpuacct), the CPU seconds the test's own
+processes spent (own_cpu_s), whatever the other worker did meanwhile: the cost to cut.
 """
 
 import collections
@@ -113,8 +115,60 @@ def work_in(copy):
 COPY = pytest.StashKey[str]()  # a worker's copy of the checkout
 
 
+CPU_ACCOUNTING = "/sys/fs/cgroup/cpuacct"  # cgroup v1's CPU accounting: root may make groups
+CPU_GROUP = None  # this process's own group there, if it could make one
+
+
+def own_cpu_group(root=CPU_ACCOUNTING):
+    """A cpuacct group holding this process, which every process it starts joins (the sandboxes
+    move in the freezer, pids and memory hierarchies only, not this one): its folder, or None
+    where none can be made (not root, no cgroup v1) or where cpuacct shares its hierarchy with
+    the cpu controller (a group there would also share the CPU out differently). Groups of
+    earlier runs that no process is left in are removed."""
+    if not cpuacct_alone():
+        return None
+    try:
+        for name in os.listdir(root):
+            if name.startswith("attention-tests-"):
+                try:
+                    os.rmdir(os.path.join(root, name))  # refused while a process is in it
+                except OSError:
+                    pass
+        folder = os.path.join(root, f"attention-tests-{os.getpid()}")
+        os.makedirs(folder, exist_ok=True)
+        with open(os.path.join(folder, "cgroup.procs"), "w") as f:
+            f.write(str(os.getpid()))
+    except OSError:
+        return None
+    return folder
+
+
+def cpuacct_alone():
+    """Whether cgroup v1's cpuacct is a hierarchy of its own here (it only counts)."""
+    try:
+        with open("/proc/self/cgroup") as f:
+            return any(line.split(":")[1] == "cpuacct" for line in f if line.count(":") >= 2)
+    except OSError:
+        return False
+
+
+def own_cpu(folder=None):
+    """CPU seconds the processes of this process's group have spent (0.0 without one)."""
+    folder = folder or CPU_GROUP
+    if not folder:
+        return 0.0
+    try:
+        with open(os.path.join(folder, "cpuacct.usage")) as f:
+            return int(f.read()) / 1e9
+    except (OSError, ValueError):
+        return 0.0
+
+
 def pytest_configure(config):
-    """Every worker after the first works in a copy of the checkout of its own."""
+    """Every worker after the first works in a copy of the checkout of its own. Each process
+    counts its own CPU (own_cpu_group)."""
+    global CPU_GROUP
+    CPU_GROUP = own_cpu_group()
     worker = getattr(config, "workerinput", {}).get("workerid")
     if worker not in (None, "gw0"):
         config.stash[COPY] = copy = checkout_copy(worker)
@@ -152,50 +206,58 @@ def machine_busy():
     return (user + nice + system + irq + softirq) / os.sysconf("SC_CLK_TCK")
 
 
-BUSY_AT_SETUP = pytest.StashKey[float]()
+BUSY_AT_SETUP = pytest.StashKey[tuple]()
 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_setup(item):
-    item.stash[BUSY_AT_SETUP] = machine_busy()
+    item.stash[BUSY_AT_SETUP] = (machine_busy(), own_cpu())
 
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item, call):
     """The teardown report carries the machine's busy CPU seconds over the test's setup, call and
-    teardown: with workers, the other worker's share is in it too."""
+    teardown (with workers, the other worker's share is in it too) and, where they are counted,
+    the CPU seconds of this process and everything it started."""
     report = (yield).get_result()
     if call.when == "teardown" and BUSY_AT_SETUP in item.stash:
-        busy = machine_busy() - item.stash[BUSY_AT_SETUP]
-        report.user_properties.append(("machine_cpu_s", round(busy, 2)))
+        busy, own = item.stash[BUSY_AT_SETUP]
+        report.user_properties.append(("machine_cpu_s", round(machine_busy() - busy, 2)))
+        if CPU_GROUP:
+            report.user_properties.append(("own_cpu_s", round(own_cpu() - own, 2)))
 
 
 def file_seconds(reports):
     """{test file: seconds of setup, call and teardown} over reports (each phase counted once),
-    and {test file: the machine's busy CPU seconds meanwhile}."""
-    seconds, cpu = collections.Counter(), collections.Counter()
+    {test file: the machine's busy CPU seconds meanwhile} and {test file: its own CPU seconds}."""
+    seconds, cpu, own = collections.Counter(), collections.Counter(), collections.Counter()
     for report in reports:
         if getattr(report, "when", None) in ("setup", "call", "teardown"):
             path = report.nodeid.split("::")[0].split("@")[0]
             seconds[path] += report.duration
             cpu[path] += dict(report.user_properties).get("machine_cpu_s", 0.0)
-    return seconds, cpu
+            own[path] += dict(report.user_properties).get("own_cpu_s", 0.0)
+    return seconds, cpu, own
 
 
 def pytest_terminal_summary(terminalreporter):
     """The run's wall time against the budget, and its ten slowest files with how many of the
     machine's cores were busy while each ran (near 1 of 2 in one process: waiting on kernels,
-    servers and timeouts leaves room for a second worker; near 2: the machine is full)."""
+    servers and timeouts leaves room for a second worker; near 2: the machine is full) and, where
+    counted, the CPU seconds each file's own processes spent."""
     reports = [r for kind in terminalreporter.stats.values() for r in kind if hasattr(r, "nodeid")]
-    seconds, cpu = file_seconds(reports)
+    seconds, cpu, own = file_seconds(reports)
     if not seconds:
         return
     wall, spent = time.monotonic() - STARTED, sum(seconds.values())
     write = terminalreporter.write_line
     terminalreporter.section("the suite's cost (docs/developing.md)")
+    counted = f"; {sum(own.values()):,.0f} CPU s of the tests' own" if sum(own.values()) else ""
     write(f"wall {wall:,.0f} s of the {BUDGET_S:,} s budget ({100 * wall / BUDGET_S:.0f}%); "
           f"{spent:,.0f} s in tests over {len(seconds)} files; the machine's cores busy "
-          f"{sum(cpu.values()) / max(spent, 1e-9):.1f} of {os.cpu_count()} on average")  # fmt: skip
+          f"{sum(cpu.values()) / max(spent, 1e-9):.1f} of {os.cpu_count()} on average"
+          f"{counted}")  # fmt: skip
     for path, took in seconds.most_common(SLOWEST):
+        mine = f"{own[path]:6.0f} CPU s" if counted else ""
         write(f"{took:8.0f} s  {100 * took / spent:4.1f}%  {cpu[path] / max(took, 1e-9):3.1f} cores"
-              f"  {path}")  # fmt: skip
+              f"{mine}  {path}")  # fmt: skip

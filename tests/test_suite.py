@@ -120,8 +120,9 @@ def test_a_worker_in_its_copy_imports_the_course_and_runs_its_commands_there():
         shutil.rmtree(copy)
 
 
-def report(nodeid, when, duration, cpu=None):
+def report(nodeid, when, duration, cpu=None, own=None):
     properties = [] if cpu is None else [("machine_cpu_s", cpu)]
+    properties += [] if own is None else [("own_cpu_s", own)]
     return types.SimpleNamespace(nodeid=nodeid, when=when, duration=duration,
                                  user_properties=properties)  # fmt: skip
 
@@ -130,14 +131,32 @@ def test_the_cost_report_adds_each_files_phases_whatever_its_worker_group():
     reports = [
         report("tests/a.py::t1@checkout", "setup", 2.0),
         report("tests/a.py::t1@checkout", "call", 3.0),
-        report("tests/a.py::t1@checkout", "teardown", 0.5, cpu=7.5),
-        report("tests/a.py::t2[x]@checkout", "teardown", 0.5, cpu=1.0),
+        report("tests/a.py::t1@checkout", "teardown", 0.5, cpu=7.5, own=3.25),
+        report("tests/a.py::t2[x]@checkout", "teardown", 0.5, cpu=1.0, own=0.5),
         report("tests/b.py::t@tests/b.py", "call", 1.25),
         report("tests/b.py", "collect", 9.0),  # collection is not a test's time
     ]
-    seconds, cpu = conftest.file_seconds(reports)
+    seconds, cpu, own = conftest.file_seconds(reports)
     assert dict(seconds) == {"tests/a.py": 6.0, "tests/b.py": 1.25}
     assert cpu["tests/a.py"] == pytest.approx(8.5) and cpu["tests/b.py"] == 0
+    assert own["tests/a.py"] == pytest.approx(3.75) and own["tests/b.py"] == 0
+
+
+def test_a_workers_own_cpu_counts_what_its_children_spend_and_nothing_else():
+    """Half a second computed by a child of this process (in a new session, as a grading server
+    or a sandbox would be) shows in this process's own CPU; as much computed meanwhile by a
+    process that left the group (as the other worker's are never in it) does not."""
+    group = conftest.own_cpu_group()  # this process's, as pytest_configure made it
+    if group is None:
+        pytest.skip("counting a process's own CPU needs root and cgroup v1's cpuacct")
+    burn = "import time\nend = time.process_time() + 0.5\nwhile time.process_time() < end: pass"
+    before = conftest.own_cpu(group)
+    subprocess.run([sys.executable, "-c", burn], start_new_session=True, check=True)
+    assert conftest.own_cpu(group) - before >= 0.45
+    before = conftest.own_cpu(group)
+    leaves = f"echo $$ > {conftest.CPU_ACCOUNTING}/cgroup.procs && exec \"$0\" -c '{burn}'"
+    subprocess.run(["sh", "-c", leaves, sys.executable], check=True)
+    assert conftest.own_cpu(group) - before < 0.3
 
 
 def test_machine_busy_counts_the_cpu_a_test_spends():
@@ -152,14 +171,15 @@ def test_machine_busy_counts_the_cpu_a_test_spends():
 
 def test_the_per_file_table_adds_each_files_cases_from_a_runs_junit_xml(tmp_path):
     """bench.suite: a file's seconds are its cases' times (grouped ones, in classes, included),
-    its cores the busy CPU seconds its cases carry over those seconds; two runs are laid side by
-    side, slowest in the later run first."""
+    its cores the busy CPU seconds its cases carry over those seconds, its CPU seconds its cases'
+    own; two runs are laid side by side, slowest in the later run first."""
     from bench import suite
 
     def run(name, cases):
         body = "".join(
             f'<testcase classname="{c}" name="t{i}" time="{t}">'
-            + (f'<properties><property name="machine_cpu_s" value="{cpu}"/></properties>'
+            + (f'<properties><property name="machine_cpu_s" value="{cpu}"/>'
+               f'<property name="own_cpu_s" value="{cpu / 2}"/></properties>'
                if cpu is not None else "")
             + "</testcase>"
             for i, (c, t, cpu) in enumerate(cases)
@@ -170,14 +190,15 @@ def test_the_per_file_table_adds_each_files_cases_from_a_runs_junit_xml(tmp_path
     a, b = "tests.test_a", "tests.sub.test_b"
     before = run("a.xml", [(a, 1.5, 3.0), (a, 2.0, 1.9), (b + ".TestX", 4.0, None)])
     after = run("b.xml", [(a, 0.5, None), (b, 5.0, 9.0)])
-    seconds, cpu, cases = suite.file_seconds(before)
+    seconds, cpu, own, cases = suite.file_seconds(before)
     assert cases == 3 and seconds == {"tests/test_a.py": 3.5, "tests/sub/test_b.py": 4.0}
     assert cpu == {"tests/test_a.py": pytest.approx(4.9)}
-    rows = suite.table([(seconds, cpu), suite.file_seconds(after)[:2]], ["before", "after"])
-    rows = rows.splitlines()
-    assert rows[2].startswith("| `tests/sub/test_b.py` | 4 | 53.3 |  | 5 | 90.9 | 1.8 |")
-    assert rows[3] == "| `tests/test_a.py` | 4 | 46.7 | 1.4 | 0 | 9.1 |  |"
-    assert rows[-1] == "| **all** | **8** | 100 | 0.7 | **6** | 100 | 1.6 |"
+    assert own == {"tests/test_a.py": pytest.approx(2.45)}
+    runs = [(seconds, cpu, own), suite.file_seconds(after)[:3]]
+    rows = suite.table(runs, ["before", "after"]).splitlines()
+    assert rows[2] == "| `tests/sub/test_b.py` | 4 | 53.3 |  |  | 5 | 90.9 | 1.8 | 4 |"
+    assert rows[3] == "| `tests/test_a.py` | 4 | 46.7 | 1.4 | 2 | 0 | 9.1 |  |  |"
+    assert rows[-1] == "| **all** | **8** | 100 | 0.7 | **2** | **6** | 100 | 1.6 | **4** |"
 
 
 def test_a_lab_whose_server_outlives_sigterm_is_ended_with_its_group():
