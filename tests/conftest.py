@@ -175,8 +175,22 @@ def pytest_configure(config):
         work_in(copy)
 
 
+def leave_cpu_group(folder, root=CPU_ACCOUNTING):
+    """This process back in the root group, and its own group removed (unless a process it
+    started is still in it: the next run's own_cpu_group removes it then)."""
+    try:
+        with open(os.path.join(root, "cgroup.procs"), "w") as f:
+            f.write(str(os.getpid()))
+        os.rmdir(folder)
+    except OSError:
+        pass
+
+
 def pytest_unconfigure(config):
-    """A worker's copy goes once it is done; the screenshots its tests kept join the checkout's."""
+    """A worker's copy goes once it is done; the screenshots its tests kept join the checkout's.
+    Its CPU group goes too."""
+    if CPU_GROUP:
+        leave_cpu_group(CPU_GROUP)
     copy = config.stash.get(COPY, None)
     if copy:
         kept = os.path.join(copy, "test-artifacts")
