@@ -54,6 +54,13 @@ function keepEverything() {
   return keeping;
 }
 
+// The landing page asks which version of the site serves it, to tell the learner of a newer one.
+self.addEventListener("message", (event) => {
+  if (event.data === "attention-site-version" && event.ports[0]) {
+    event.ports[0].postMessage(VERSION);
+  }
+});
+
 self.addEventListener("fetch", (event) => {
   const url = new URL(event.request.url);
   if (url.origin !== location.origin) {
