@@ -122,6 +122,8 @@ def configure(c):
     # zips of the in-browser edition (checkpoints/handin.py), into submitted/<student>/<part>/
     c.FileNameCollectorPlugin.valid_ext = [".ipynb", ".py", ".txt", ".md", ".json"]
     c.ZipCollectApp.collector_plugin = "grading.nbgrader.collect.HandInCollector"  # + its time
+    # the course unpacks the zips itself: plain files and folders, bounded, or the zip refused
+    c.ZipCollectApp.extractor_plugin = "grading.nbgrader.unpack.HandInExtractor"
     c.ExportApp.plugin_class = "nbgrader.plugins.CsvExportPlugin"
     c.CsvExportPlugin.to = EXPORT_CSV
     c.ClearSolutions.code_stub = {"python": code_stub(os.environ.get("ATTENTION_EDITION"))}

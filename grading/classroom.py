@@ -20,7 +20,7 @@ import time
 
 import nbformat
 
-from grading import course_user
+from grading import course_user, tables
 from grading.authoring import course
 from grading.authoring.masters import notebooks
 from grading.authoring.mistakes import BUGGY
@@ -276,7 +276,7 @@ def grades(path=None, assignment=ASSIGNMENT):
     late = deadlines.lateness(assignment)
     columns = sorted({gid for _, scores, _, _, _ in rows for gid in scores})
     with open(path, "w", newline="") as f:
-        writer = csv.writer(f)
+        writer = tables.writer(f)  # a learner's words reach the problems column
         writer.writerow(["student"] + columns + ["total", "max", "diagnosis", "problems"])
         for student, scores, total, top, diagnoses in rows:
             cells = [scores.get(c, 0) for c in columns]

@@ -93,6 +93,12 @@ DOWNLOADED = os.path.join(COURSE, "downloaded")
 # A student id: their folder's name in submitted/ (and their zip's in downloaded/), never a path
 STUDENT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@+-]{0,63}")
 DEADLINES = os.path.join(COURSE, "deadlines.csv")  # the instructor's due dates and late policy
+HAND_IN_TIMES = os.path.join(COURSE, "hand-in-times.csv")  # the instructor's, for hand-placed work
+
+
+def collected_times(part):
+    """records/collected-<part>.json: when each learner's zip arrived, as make collect found."""
+    return os.path.join(RECORDS, f"collected-{part}.json")
 
 
 def downloaded(part, kind="archive"):

@@ -14,13 +14,12 @@ roster is read first by whoever runs the command, since the instructor's file ma
 """
 
 import argparse
-import csv
 import json
 import os
 import sys
 import tempfile
 
-from grading import classroom, course_user
+from grading import classroom, course_user, tables
 from grading.lms import layouts, roster
 from grading.lms.layouts import Column, Person
 from grading.nbgrader import deadlines, records
@@ -114,7 +113,7 @@ def export(lms, kind="total", title=None, assignment=ASSIGNMENT):
     path = export_file(lms, assignment)
     os.makedirs(EXPORTS, exist_ok=True)
     with open(path, "w", newline="", encoding="utf-8") as f:
-        csv.writer(f).writerows(layouts.LAYOUTS[lms](people, columns, late))
+        tables.writer(f).writerows(layouts.LAYOUTS[lms](people, columns, late))
     graded = sum(bool(scores) for _, scores, *_ in table)
     print(f"wrote {os.path.relpath(path, ROOT)}: {len(people)} students ({graded} graded, the "
           f"others blank), {len(columns)} grade item(s)")  # fmt: skip

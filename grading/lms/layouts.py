@@ -16,10 +16,10 @@ shows the grade as missing instead of recording a zero.
 
 A total is after any late penalty (deadlines.csv); with a column per graded cell, the cells are
 before it, and a "late penalty" item (no points possible) carries each penalty as a negative score.
+The rows hold names as they are; grading.tables.writer writes them formula-safe.
 """
 
 import dataclasses
-import unicodedata
 
 
 @dataclasses.dataclass(frozen=True)
@@ -42,36 +42,22 @@ class Column:
     scores: dict  # {student: score, or None when nothing of theirs was graded}
 
 
-FORMULA = ("=", "+", "-", "@", "\t", "\r")  # a spreadsheet runs a cell that starts so
-
-
-def starts_like_formula(value):
-    """True when a spreadsheet would run the cell: =, +, -, @ ... first, full-width ones too."""
-    return unicodedata.normalize("NFKC", value).startswith(FORMULA)
-
-
-def text(value):
-    """A text cell a spreadsheet shows as text: one starting like a formula gets a leading '.
-    (Roster values are checked on the way in; this guards every other name too.)"""
-    value = str(value)
-    return "'" + value if starts_like_formula(value) else value
-
-
 def number(value):
     """A score as an LMS reads it: 7, 0.5, 2.333333; "" for None."""
     if value is None:
         return ""
-    return f"{value:.6f}".rstrip("0").rstrip(".")  # to a millionth, never in e-notation
+    text = f"{value:.6f}".rstrip("0").rstrip(".")  # to a millionth, never in e-notation
+    return "0" if text == "-0" else text  # no penalty is 0, not -0
 
 
 def canvas(people, columns, late=None):
     """Rows of a Canvas gradebook import."""
     who = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
-    rows = [who + [text(c.title) for c in columns]]
+    rows = [who + [c.title for c in columns]]
     rows.append(["Points Possible"] + [""] * (len(who) - 1) + [number(c.points) for c in columns])
     for p in people:
         name = ", ".join(n for n in (p.last_name, p.first_name) if n) or p.id
-        rows.append([text(name), text(p.lms_user_id), "", text(p.id), ""]
+        rows.append([name, p.lms_user_id, "", p.id, ""]
                     + [number(c.scores.get(p.id)) for c in columns])  # fmt: skip
     return rows
 
@@ -79,9 +65,9 @@ def canvas(people, columns, late=None):
 def moodle(people, columns, late=None):
     """Rows of a Moodle grade import (CSV)."""
     rows = [["First name", "Last name", "ID number", "Email address"]
-            + [text(c.title) for c in columns]]  # fmt: skip
+            + [c.title for c in columns]]  # fmt: skip
     for p in people:
-        rows.append([text(p.first_name), text(p.last_name), text(p.id), text(p.email)]
+        rows.append([p.first_name, p.last_name, p.id, p.email]
                     + [number(c.scores.get(p.id)) for c in columns])  # fmt: skip
     return rows
 
@@ -92,12 +78,12 @@ def plain(people, columns, late=None):
     late = late or {}
     fields = [f.name for f in dataclasses.fields(Person)]
     when = ["handed_in", "due", "hours_late", "late_penalty"]
-    rows = [["student"] + fields[1:] + [text(c.title) for c in columns] + ["total", "max"] + when]
+    rows = [["student"] + fields[1:] + [c.title for c in columns] + ["total", "max"] + when]
     top = sum(c.points for c in columns)
     for p in people:
         scores = [c.scores.get(p.id) for c in columns]
         total = None if all(s is None for s in scores) else sum(s or 0.0 for s in scores)
-        rows.append([text(getattr(p, f)) for f in fields] + [number(s) for s in scores]
+        rows.append([getattr(p, f) for f in fields] + [number(s) for s in scores]
                     + [number(total), number(top)] + lateness_cells(late.get(p.id)))  # fmt: skip
     return rows
 

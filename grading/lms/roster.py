@@ -16,9 +16,9 @@ import io
 import re
 import unicodedata
 
-from grading.lms.layouts import starts_like_formula
 from grading.machine import files
 from grading.paths import STUDENT_ID
+from grading.tables import starts_like_formula
 
 FIELDS = ("first_name", "last_name", "email", "lms_user_id")  # nbgrader's Student columns
 ALIASES = {"student": "id", "student_id": "id", "e_mail": "email", "first": "first_name",

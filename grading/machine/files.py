@@ -44,3 +44,14 @@ def read_text_or(path, limit, default):
         return read_regular(path, limit).decode("utf-8", errors="replace")
     except OSError:
         return default
+
+
+def move_aside(folder, rel, aside):
+    """Move folder/rel (a file or a whole folder, never followed) to the same place under aside,
+    under a free name if that one is taken; the path it now has."""
+    target = os.path.join(aside, rel)
+    while os.path.lexists(target):
+        target += "+"
+    os.makedirs(os.path.dirname(target), exist_ok=True)
+    os.rename(os.path.join(folder, rel), target)
+    return target

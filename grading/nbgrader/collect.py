@@ -2,66 +2,27 @@
 
 python -m grading collect [--part xslm] [--force]
 
-Each learner's zip is downloaded/<part>/archive/<student>.zip. A zip is learner input: before
-nbgrader unpacks anything, each one is opened and refused if it is not a zip, if an entry would
-land outside its folder (an absolute path, a `..`), if it holds another archive (nbgrader unpacks
-those too), or if it unpacks to more than MAX_UNPACKED bytes. One bad zip would otherwise stop the
-whole class's collection. A refused zip is moved, never deleted, to downloaded/<part>/refused/,
-and the reason is printed; the others are collected.
+Each learner's zip is downloaded/<part>/archive/<student>.zip. A zip is learner input: the
+course unpacks it itself (unpack.py, nbgrader's extractor plugin), as plain files, or refuses it
+whole with the reason printed, moved to downloaded/<part>/refused/; the others are collected.
+This module says whose each unpacked file is and when it was handed in.
 """
 
 import datetime
 import os
-import shutil
 import stat
 import sys
 import unicodedata
-import zipfile
 
 from nbgrader.plugins import FileNameCollectorPlugin
 
 from grading import course_user
 from grading.authoring.course import nbgrader
-from grading.nbgrader import deadlines
+from grading.nbgrader import deadlines, hand_ins
 from grading.parts import ASSIGNMENT, PARTS, registered
 from grading.paths import STUDENT_ID, downloaded
 
 NBGRADER_TIMESTAMP = "timestamp.txt"  # where nbgrader keeps a submission's time
-MAX_UNPACKED = 200 * 2**20  # a part's hand-in is well under 1 MiB
-ARCHIVES = (".zip", ".gz")  # what nbgrader's extractor unpacks, nested ones included
-
-
-def refusal(path):
-    """Why this zip must not be unpacked, or None when it is safe."""
-    if not zipfile.is_zipfile(path):
-        return "it is not a zip file"
-    with zipfile.ZipFile(path) as z:
-        entries = z.infolist()
-    for entry in entries:
-        parts = entry.filename.replace("\\", "/").split("/")
-        if entry.filename.startswith(("/", "\\")) or ".." in parts or ":" in parts[0]:
-            return f"its entry {entry.filename!r} would land outside its folder"
-        if entry.filename.lower().endswith(ARCHIVES):
-            return f"it holds another archive, {entry.filename!r}"
-    if sum(e.file_size for e in entries) > MAX_UNPACKED:
-        return f"it unpacks to more than {MAX_UNPACKED // 2**20} MiB"
-    return None
-
-
-def screen(part):
-    """Move every unsafe zip of downloaded/<part>/archive/ to refused/; [(name, reason)]."""
-    archive = downloaded(part)
-    refused_dir = downloaded(part, "refused")
-    refused = []
-    for folder, _, names in os.walk(archive):
-        for name in sorted(names):
-            path = os.path.join(folder, name)
-            reason = refusal(path) if name.lower().endswith(ARCHIVES) else None
-            if reason:
-                os.makedirs(refused_dir, exist_ok=True)
-                shutil.move(path, os.path.join(refused_dir, os.path.relpath(path, archive)))
-                refused.append((os.path.relpath(path, archive), reason))
-    return refused
 
 
 def hand_in_time(zip_path):
@@ -116,20 +77,29 @@ class HandInCollector(FileNameCollectorPlugin):
 
 
 def collect(part=ASSIGNMENT, force=False):
-    """Screen the zips, then nbgrader zip_collect; exits non-zero if nbgrader fails."""
+    """nbgrader zip_collect with the course's extractor and collector; exits non-zero on failure."""
     registered(part)
     archive = downloaded(part)
     if not os.path.isdir(archive) or not os.listdir(archive):
         raise SystemExit(f"no zips to collect: put them in downloaded/{part}/archive/<student>.zip")
-    for name, reason in screen(part):
-        print(f"{name} set aside in downloaded/{part}/refused/ (not unpacked): {reason}")
     done = nbgrader("zip_collect", part, *(["--force"] if force else []))
     print(done.stdout + done.stderr, end="")
     if done.returncode != 0:
         again = "" if force else " (collected before? make collect FORCE=1 extracts all again)"
         raise SystemExit(f"nbgrader zip_collect {part} failed (its log is above){again}")
+    hand_ins.record_collected(part, zip_times(part))  # what grading takes as hand-in times
     for line in hand_in_times(part):
         print(line)
+
+
+def zip_times(part):
+    """{student: hand-in time} of each <student>.zip in downloaded/<part>/archive/."""
+    archive = downloaded(part)
+    zips = [n for n in sorted(os.listdir(archive)) if n.endswith(".zip")]
+    times = {n[:-4]: hand_in_time(os.path.join(archive, n)) for n in zips}
+    return {
+        student: when for student, when in times.items() if when and STUDENT_ID.fullmatch(student)
+    }
 
 
 def hand_in_times(part):
@@ -139,15 +109,8 @@ def hand_in_times(part):
         deadline = deadlines.load().get(part)
     except deadlines.DeadlineError as err:
         return [f"deadlines.csv: {err}"]
-    archive = downloaded(part)
-    zips = sorted(
-        n for n in os.listdir(archive) if n.endswith(".zip") and STUDENT_ID.fullmatch(n[:-4])
-    )
-    if deadline is None or not zips:
-        return []
-    times = {n[:-4]: hand_in_time(os.path.join(archive, n)) for n in zips}
-    times = {student: when for student, when in times.items() if when}
-    if not times:
+    times = zip_times(part)
+    if deadline is None or not times:
         return []
     lines = [f"{student}: handed in {when:%Y-%m-%d %H:%M} UTC"
              + (" (late)" if when > deadline.due_for(student) else "")

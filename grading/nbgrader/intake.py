@@ -4,7 +4,10 @@
 - a renamed notebook (`03-causal-mask (1).ipynb`) is recognised by its grade ids and copied (not
   moved) to the name nbgrader expects;
 - symbolic links and special files are removed (nbgrader would copy what a link points at, which
-  could be any file of the instructor's);
+  could be any file of the instructor's); modes are made plain (no set-id bits), and what lies
+  deeper or weighs more than a hand-in zip may (unpack.py) is moved to <part>.set-aside/ beside
+  the folder: kept, not graded;
+- the hand-in time is the course's, never a timestamp.txt among the learner's files (hand_ins.py);
 - the folder gets the course's checkpoints package in place of the learner's copy (nbgrader's
   source folders do not hold it, so nbgrader itself would copy none);
 - what was wrong is returned as plain sentences for grades.csv.
@@ -22,6 +25,9 @@ import stat
 import nbformat
 
 from grading.authoring.masters import install_package, notebooks
+from grading.machine.files import move_aside
+from grading.nbgrader import hand_ins
+from grading.nbgrader.unpack import FILE_MODE, FOLDER_MODE, MAX_BYTES, MAX_DEPTH
 from grading.parts import ASSIGNMENT, PARTS, suffix
 from grading.paths import JUDGED
 
@@ -45,19 +51,55 @@ def expected_notebooks(assignment=ASSIGNMENT):
     }
 
 
-def remove_links(folder):
-    """Delete symbolic links and special files anywhere in the submission; say which."""
-    problems = []
-    for here, dirs, files in os.walk(folder):
-        for name in dirs + files:
-            path = os.path.join(here, name)
-            mode = os.lstat(path).st_mode
-            if stat.S_ISLNK(mode) or not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
-                os.unlink(path)
-                problems.append(
-                    f"{os.path.relpath(path, folder)} was a link or special file, not a "
-                    "file; it was removed"
-                )
+def entries(folder):
+    """[(relative path, lstat, folders above it)] under folder, breadth first, without recursion
+    (a tree thousands deep stops os.walk); below MAX_DEPTH only the folder there is listed. Each
+    folder walked into is made FOLDER_MODE first, so a mode of 0000 does not stop the walk."""
+    found, queue = [], [("", 0)]
+    while queue:
+        rel, depth = queue.pop(0)
+        os.chmod(os.path.join(folder, rel), FOLDER_MODE)  # lstat said a folder, not a link
+        for name in sorted(os.listdir(os.path.join(folder, rel))):
+            path = os.path.join(rel, name)
+            info = os.lstat(os.path.join(folder, path))
+            found.append((path, info, depth))
+            if stat.S_ISDIR(info.st_mode) and depth < MAX_DEPTH:
+                queue.append((path, depth + 1))
+    return found
+
+
+def grading_order(rel, expected):
+    """Files the course grades first, then the rest smallest first: what a size cap keeps."""
+    return rel not in expected and not (rel.endswith(".py") and os.sep not in rel)
+
+
+def plain_tree(folder, aside, expected=()):
+    """Hold a submission to what a hand-in zip may be (unpack.py): links and special files
+    removed, plain modes, nothing over MAX_DEPTH deep or past MAX_BYTES (moved aside, kept)."""
+    problems, files, aside_name = [], [], os.path.basename(aside)
+    for rel, info, depth in entries(folder):
+        plain = stat.S_ISREG(info.st_mode) or stat.S_ISDIR(info.st_mode)  # lstat: a link is not
+        if not plain:
+            os.unlink(os.path.join(folder, rel))
+            problems.append(f"{rel} was a link or special file, not a file; it was removed")
+        elif stat.S_ISDIR(info.st_mode) and depth >= MAX_DEPTH:
+            move_aside(folder, rel, aside)
+            problems.append(f"{rel}/ lies more than {MAX_DEPTH} folders deep: moved to "
+                            f"{aside_name}/, not graded")  # fmt: skip
+        elif stat.S_ISREG(info.st_mode):
+            os.chmod(os.path.join(folder, rel), FILE_MODE)
+            files.append((grading_order(rel, expected), info.st_size, rel))
+    kept, over = 0, []
+    for _, size, rel in sorted(files):
+        if kept + size > MAX_BYTES:
+            move_aside(folder, rel, aside)
+            over.append(rel)
+        else:
+            kept += size
+    if over:
+        problems.append(f"{len(over)} file(s) would take the submission past "
+                        f"{MAX_BYTES // 2**20} MiB: moved to {aside_name}/, not graded "
+                        f"({', '.join(over[:5])}{', …' if len(over) > 5 else ''})")  # fmt: skip
     return problems
 
 
@@ -79,10 +121,13 @@ def intake(folder, assignment=ASSIGNMENT):
     """
     if not os.path.isdir(folder):
         return [f"no {assignment}/ folder in this submission: nothing to grade"]
-    problems = remove_links(folder)
+    aside = folder.rstrip(os.sep) + ".set-aside"  # beside it in submitted/<student>/
+    expected = expected_notebooks(assignment)
+    problems = plain_tree(folder, aside, expected)
+    student = os.path.basename(os.path.dirname(folder))  # submitted/<student>/<part>
+    problems += hand_ins.settle(folder, student, assignment, aside)
     install_package(folder, assignment)  # the course's own copy, whatever the learner's holds
     readable = read_notebooks(folder)
-    expected = expected_notebooks(assignment)
     for name, ids in expected.items():
         twins = [
             other

@@ -66,7 +66,10 @@ def hostile_class_graded():
         rows=hostile_watch.gradebook_rows(),
         problems={s: classroom.problems_of(s) for s in classroom.students()},
         grades=hostile_watch.all_grades(),
+        handed_in=hostile_watch.hand_in_times(),
+        set_id=hostile_watch.set_id_files(),
         export_error=export[0] if export else None,
+        grades_csv=hostile_watch.text_or_none(classroom.GRADES_CSV),
     )
     everyone = {a.student: a for a in hostile.RACES if a in riders} | attacks
     for student in sorted(set(graded_as.values())):

@@ -5,6 +5,8 @@ import csv
 import os
 import sys
 
+import pytest
+
 from grading import classroom
 
 
@@ -32,3 +34,15 @@ def test_every_gradebook_student_is_a_row_with_the_reason(tmp_path, monkeypatch)
     assert said["handed-in"].startswith("handed in but not graded yet")
     assert said["registered-only"].startswith("no submission")
     assert classroom.cell_scores() == {}  # scores of graded students only
+
+
+def test_a_problem_that_starts_like_a_formula_is_written_as_text(tmp_path, monkeypatch):
+    """A learner's file name quoted in the problems column cannot run in a spreadsheet."""
+    sentence = '=HYPERLINK("evil.example","hint") was a link or special file, not a file'
+    monkeypatch.setattr(classroom, "grade_table", lambda a: [("ana", {"c": 1.0}, 1.0, 1.0, [])])
+    monkeypatch.setattr(classroom.deadlines, "lateness", lambda a: {})
+    monkeypatch.setattr(classroom, "problems_of", lambda student, a: [sentence])
+    classroom.grades(str(tmp_path / "grades.csv"), "attention")
+    with open(tmp_path / "grades.csv", newline="", encoding="utf-8") as f:
+        row = next(csv.DictReader(f))
+    assert row["problems"] == "'" + sentence and float(row["total"]) == pytest.approx(1.0)

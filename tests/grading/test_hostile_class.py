@@ -9,8 +9,13 @@ everyone and grading.classroom.grades(). test_hostile_lanes.py reads the same ru
     HOSTILE_ONLY=h-gr-judge,h-ref-gc pytest -m hostile -s    # a quick run on a few submissions
 """
 
+import csv
+import io
+
 import pytest
 
+from grading import tables
+from grading.nbgrader.unpack import MAX_BYTES
 from tests.fixtures import hostile
 from tests.fixtures.hostile_watch import submission_of
 
@@ -120,3 +125,34 @@ def test_every_repair_and_zero_is_said_in_plain_words(graded):
                 student,
                 graded["problems"][student],
             )
+
+
+BY_HAND = [a for a in ATTACKS if a.edit == "by_hand"]
+
+
+@pytest.mark.parametrize("attack", BY_HAND, ids=lambda a: a.student)
+def test_a_hand_placed_folder_has_no_time_of_its_own_and_keeps_to_the_caps(graded, attack):
+    """A folder placed in submitted/ by hand with its own timestamp.txt, a set-uid model.py, a file
+    past the size cap and a folder too deep: graded in full, its time unknown (the learner's
+    is not taken), what passed the caps kept aside and named, and no set-id file anywhere."""
+    student = attack.student
+    assert graded["rows"][student][0] == MAX_SCORE
+    assert graded["handed_in"][student] is None, graded["handed_in"][student]
+    said = " ".join(graded["problems"][student])
+    for phrase in ("timestamp.txt was not used", "bulk.bin", "folders deep"):
+        assert phrase in said, (phrase, said)
+    names, size = graded["autograded"][student]  # what nbgrader copied to grade
+    assert "bulk.bin" not in names and "notes.md" not in names and size < MAX_BYTES, size
+    assert graded["set_id"] == []
+
+
+@pytest.mark.parametrize("attack", BY_HAND, ids=lambda a: a.student)
+def test_grades_csv_shows_a_learners_formula_as_text(graded, attack):
+    """The problems column quotes a file name the learner chose, =HYPERLINK(…): grades.csv
+    writes it as text (a leading '), and no cell of it starts like a formula."""
+    rows = list(csv.reader(io.StringIO(graded["grades_csv"])))
+    cells = [cell for row in rows for cell in row]
+    runs = [c for c in cells if tables.starts_like_formula(c) and not tables.NUMBER.fullmatch(c)]
+    assert runs == []
+    row = next(row for row in rows if row[0] == attack.student)
+    assert row[-1].startswith("'" + hostile.FORMULA_NAME), row[-1]

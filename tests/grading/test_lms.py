@@ -14,6 +14,7 @@ import unicodedata
 
 import pytest
 
+from grading import tables
 from grading.lms import layouts, roster
 from grading.lms.layouts import Column, Person
 
@@ -33,7 +34,7 @@ COLUMNS = [
 def as_csv(rows):
     """The rows written and read back as the LMS reads the file."""
     out = io.StringIO()
-    csv.writer(out).writerows(rows)
+    tables.writer(out).writerows(rows)
     return list(csv.reader(io.StringIO(out.getvalue())))
 
 
@@ -69,6 +70,10 @@ def test_no_text_cell_of_an_export_starts_like_a_formula():
                 starts = unicodedata.normalize("NFKC", cell)[:1]
                 assert starts not in "=+@" or starts == "", (layout.__name__, cell)
                 assert not starts == "-" or float(cell) == pytest.approx(-0.5), cell
+
+
+def test_no_penalty_is_written_0_not_minus_0():
+    assert [layouts.number(v) for v in (-0.0, -1e-9, -0.5, 0.0)] == ["0", "0", "-0.5", "0"]
 
 
 def test_the_plain_table_sums_what_was_graded():

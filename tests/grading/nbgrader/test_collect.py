@@ -6,6 +6,7 @@ aside, and nbgrader grades what it collected. (The site itself: tests/lite/test_
 import datetime
 import os
 import shutil
+import stat
 import subprocess
 import zipfile
 
@@ -125,14 +126,32 @@ def test_hostile_zips_are_set_aside_and_the_class_is_still_collected(tmp_path):
         "stamper": {"model.py": "import math\n", "timestamp.txt/notes.md": "a folder"},
         "planter": {"model.py": "import math\n", "extracted/honest/model.py": "# planted\n",
                     "extracted/ghost/model.py": "# a student with no zip\n"},
+        "deep": {"model.py": "import math\n", "/".join(["d"] * 2100) + "/notes.md": "deep"},
+        "zeros": {"model.py": "import math\n", "outputs/zeros.txt": bytes(190 * 2**20)},
+    }  # fmt: skip
+    modes = {  # entries whose mode the zip sets: a locked outputs/ before its file, a set-uid file
+        "locked": [("outputs/", stat.S_IFDIR | 0o000), ("outputs/02-scale.txt", 0o100644),
+                   ("model.py", 0o100644)],
+        "readonly": [("outputs/", stat.S_IFDIR | 0o500), ("outputs/02-scale.txt", 0o100644),
+                     ("model.py", 0o100644)],
+        "setuid": [("model.py", stat.S_IFREG | 0o4777)],
     }  # fmt: skip
     archive = os.path.join(ROOT, "downloaded", "attention", "archive")
     refused = os.path.join(ROOT, "downloaded", "attention", "refused")
     os.makedirs(archive, exist_ok=True)
     for student, entries in zips.items():
-        with zipfile.ZipFile(os.path.join(archive, f"{student}.zip"), "w") as z:
+        with zipfile.ZipFile(
+            os.path.join(archive, f"{student}.zip"), "w", zipfile.ZIP_DEFLATED
+        ) as z:
             for name, text in entries.items():
                 z.writestr(name, text)
+        os.utime(os.path.join(archive, f"{student}.zip"), (ZIP_TIME.timestamp(),) * 2)
+    for student, entries in modes.items():
+        with zipfile.ZipFile(os.path.join(archive, f"{student}.zip"), "w") as z:
+            for name, mode in entries:
+                entry = zipfile.ZipInfo(name)
+                entry.external_attr = mode << 16 | (0x10 if name.endswith("/") else 0)
+                z.writestr(entry, "" if name.endswith("/") else "import math\n")
         os.utime(os.path.join(archive, f"{student}.zip"), (ZIP_TIME.timestamp(),) * 2)
     with open(os.path.join(archive, "not-a-zip.zip"), "w") as f:
         f.write("just text")
@@ -141,9 +160,21 @@ def test_hostile_zips_are_set_aside_and_the_class_is_still_collected(tmp_path):
             ["make", "collect", "FORCE=1"], cwd=ROOT, capture_output=True, text=True
         )
         assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
-        assert sorted(os.listdir(refused)) == [
-            "absolute.zip", "climber.zip", "nested.zip", "not-a-zip.zip"
-        ]  # fmt: skip
+        set_aside = ["absolute", "climber", "deep", "nested", "not-a-zip", "zeros"]
+        assert sorted(os.listdir(refused)) == sorted(
+            [f"{s}.zip" for s in set_aside] + [f"{s}.zip.why.txt" for s in set_aside]
+        )
+        assert "deep.zip set aside" in done.stdout and "folders deep" in done.stdout
+        assert "zeros.zip set aside" in done.stdout and "unpacks to more than" in done.stdout
+        for student in ("locked", "readonly", "setuid"):  # collected, with the course's modes
+            folder = os.path.join(classroom.SUBMITTED, student, "attention")
+            found = {os.path.relpath(os.path.join(d, n), folder): stat.S_IMODE(os.lstat(
+                         os.path.join(d, n)).st_mode) for d, ds, fs in os.walk(folder)
+                     for n in ds + fs}  # fmt: skip
+            expected = {"model.py": 0o644, "timestamp.txt": 0o644}
+            if student != "setuid":
+                expected |= {"outputs": 0o755, "outputs/02-scale.txt": 0o644}
+            assert found == expected, student
         assert "climber.zip set aside" in done.stdout and "would land outside" in done.stdout
         assert "it holds another archive, 'inner.zip'" in done.stdout
         assert "not-a-zip.zip set aside" in done.stdout and "it is not a zip file" in done.stdout
@@ -162,5 +193,5 @@ def test_hostile_zips_are_set_aside_and_the_class_is_still_collected(tmp_path):
         shutil.rmtree(refused, ignore_errors=True)
         for name in os.listdir(archive):
             os.remove(os.path.join(archive, name))
-        for student in ("honest", "forger", "stamper", "planter"):
+        for student in ("honest", "forger", "stamper", "planter", "locked", "readonly", "setuid"):
             shutil.rmtree(os.path.join(classroom.SUBMITTED, student), ignore_errors=True)

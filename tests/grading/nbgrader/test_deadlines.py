@@ -17,7 +17,7 @@ import pytest
 from grading import classroom
 from grading.authoring import course
 from grading.nbgrader import deadlines
-from grading.paths import DEADLINES, ROOT
+from grading.paths import DEADLINES, HAND_IN_TIMES, ROOT
 from tests.fixtures.helpers import master_points
 
 HOUR = datetime.timedelta(hours=1)
@@ -27,7 +27,7 @@ FILE = (
     "attention,,2026-12-10T23:59+09:00,per-day 10\n"
     "attention,dl-extended,2026-12-13T23:59+09:00,\n"
 )
-HANDED_IN = {  # student: when nbgrader's timestamp.txt says they handed in (UTC), or None
+HANDED_IN = {  # student: when hand-in-times.csv says they handed in (UTC), or None
     "dl-on-time": DUE - HOUR,
     "dl-late": DUE + 25 * HOUR,  # into the second day late
     "dl-extended": DUE + 48 * HOUR,  # late for the class, on time for their own date
@@ -126,10 +126,10 @@ def test_collect_says_each_zips_time_and_doubts_times_a_copy_made(tmp_path, monk
     assert collect.hand_in_times("attention")[-1].startswith("warning: every zip's time")
 
 
-def timestamp(student, moment):
-    """What `nbgrader submit` leaves in a submission: its time, in UTC."""
-    with open(os.path.join(classroom.SUBMITTED, student, "attention", "timestamp.txt"), "w") as f:
-        f.write(moment.isoformat(" "))
+def hand_in_times_file(handed_in):
+    """hand-in-times.csv as an instructor writes it for work placed in submitted/ by hand."""
+    rows = [f"attention,{s},{t.isoformat()}Z" for s, t in handed_in.items() if t is not None]
+    return "part,student,handed_in\n" + "".join(row + "\n" for row in rows)
 
 
 def set_duedate(value):
@@ -144,11 +144,12 @@ def set_duedate(value):
 def graded():
     """The four students handed in the same correct work, graded by `nbgrader autograde` with
     FILE as the class's deadlines.csv (an instructor's own file is put back afterwards)."""
-    kept = DEADLINES + ".kept-by-test"
-    if os.path.exists(DEADLINES):
-        os.rename(DEADLINES, kept)
-    with open(DEADLINES, "w", encoding="utf-8") as f:
-        f.write(FILE)
+    given = {DEADLINES: FILE, HAND_IN_TIMES: hand_in_times_file(HANDED_IN)}
+    for path, text in given.items():
+        if os.path.exists(path):
+            os.rename(path, path + ".kept-by-test")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
     try:
         course.nbgrader("generate_assignment", "attention", "--force")
         first = classroom.write_submission("dl-on-time")
@@ -156,9 +157,6 @@ def graded():
             if student != "dl-on-time":
                 shutil.rmtree(os.path.join(classroom.SUBMITTED, student), ignore_errors=True)
                 shutil.copytree(first, os.path.join(classroom.SUBMITTED, student, "attention"))
-        for student, moment in HANDED_IN.items():
-            if moment is not None:
-                timestamp(student, moment)
         with pytest.MonkeyPatch.context() as env:
             env.setenv("ATTENTION_EXECUTE", "0")  # the scores are the judge's alone
             done = course.nbgrader("autograde", "attention", "--student", "dl-*", "--force")
@@ -170,12 +168,12 @@ def graded():
             plain = {row["student"]: row for row in csv.DictReader(f)}
         yield deadlines.lateness("attention"), classroom.grade_table("attention"), plain
     finally:
-        os.remove(DEADLINES)
-        for made in (os.path.join(ROOT, "records", "exports", "plain.csv"),):
+        for made in (os.path.join(ROOT, "records", "exports", "plain.csv"), *given):
             if os.path.exists(made):
                 os.remove(made)
-        if os.path.exists(kept):
-            os.rename(kept, DEADLINES)
+        for path in given:
+            if os.path.exists(path + ".kept-by-test"):
+                os.rename(path + ".kept-by-test", path)
         set_duedate(None)
         for student in HANDED_IN:
             shutil.rmtree(os.path.join(classroom.SUBMITTED, student), ignore_errors=True)

@@ -1,0 +1,175 @@
+"""The course's own unzipping for `nbgrader zip_collect` (make collect): a hand-in zip becomes plain
+files and folders, or is refused whole.
+
+nbgrader's default extractor (setuptools' unpacker) keeps each entry's mode and trusts the zip's
+own account of itself: an `outputs/` entry of mode 0000 placed before its files stopped the whole
+class's collection with PermissionError, an entry 2,100 folders deep with RecursionError, and a
+`model.py` of mode 04777 arrived set-uid. Here a zip is read as untrusted bytes:
+
+- every entry is checked before anything is written: a name that would land outside its folder,
+  a link, another archive (nbgrader would unpack it too), more than MAX_ENTRIES entries, a path
+  more than MAX_DEPTH deep, two entries that would be one file, a file where a folder must be;
+- files are written 0644 and folders 0755, whatever the zip says, never over anything that exists;
+- sizes are counted from the bytes actually decompressed, not from the zip's header: a zip that
+  unpacks to more than MAX_BYTES (a real hand-in is under 1 MiB) is refused as it passes.
+
+A refused zip leaves nothing in extracted/, is moved (never deleted) to downloaded/<part>/refused/
+with a note of why beside it, and the others are collected.
+"""
+
+import os
+import shutil
+import stat
+import unicodedata
+import zipfile
+import zlib
+
+from nbgrader.plugins import ExtractorPlugin
+
+from grading.paths import STUDENT_ID, downloaded
+
+MAX_BYTES = 8 * 2**20  # one submission unpacked; the same cap holds in submitted/ (intake)
+MAX_ENTRIES = 400  # a part's hand-in has about 20
+MAX_DEPTH = 8  # folders above a file: outputs/x.txt is 1
+NAME_BYTES = 255  # the longest file name Linux takes
+FILE_MODE, FOLDER_MODE = 0o644, 0o755
+ARCHIVES = (".zip", ".gz")  # what nbgrader's own extractor would unpack again, nested
+CHUNK = 1 << 16
+UNREADABLE = (zipfile.BadZipFile, zipfile.LargeZipFile, zlib.error, EOFError, NotImplementedError,
+              RuntimeError, ValueError, OSError)  # fmt: skip
+
+
+class Refused(Exception):
+    """A zip the course does not unpack; str() says why, in words for the instructor."""
+
+
+def entry_parts(name):
+    """The path parts an entry's name stands for (NFC, '/' only, no '.' or empty parts)."""
+    text = unicodedata.normalize("NFC", name).replace("\\", "/")
+    parts = [p for p in text.split("/") if p not in ("", ".")]
+    if text.startswith("/") or ".." in parts or (parts and ":" in parts[0]):
+        raise Refused(f"its entry {name!r} would land outside its folder")
+    if any(ord(ch) < 32 or ord(ch) == 127 for ch in text):
+        raise Refused(f"its entry {name!r} has a control character in its name")
+    if any(len(p.encode()) > NAME_BYTES for p in parts):
+        raise Refused(f"its entry {name[:60]!r}… has a name longer than {NAME_BYTES} bytes")
+    if len(parts) - (0 if text.endswith("/") else 1) > MAX_DEPTH:
+        raise Refused(f"its entry {name[:60]!r}… lies more than {MAX_DEPTH} folders deep")
+    if parts and not name.endswith("/") and parts[-1].lower().endswith(ARCHIVES):
+        raise Refused(f"it holds another archive, {name!r}")
+    return parts
+
+
+def kind(entry):
+    """'folder', 'file' or 'link' (or another special file), from the entry's Unix mode if any."""
+    kind_bits = stat.S_IFMT(entry.external_attr >> 16)  # 0 where the zip gives no Unix mode
+    if entry.is_dir() or kind_bits == stat.S_IFDIR:
+        return "folder"
+    return "file" if kind_bits in (0, stat.S_IFREG) else "link"
+
+
+def plan(z):
+    """[(entry, parts, kind)] of a zip, checked whole before anything is written."""
+    entries = z.infolist()
+    if len(entries) > MAX_ENTRIES:
+        raise Refused(f"it has {len(entries)} entries, more than {MAX_ENTRIES}")
+    planned, files, folders = [], set(), set()
+    for entry in entries:
+        parts, what = entry_parts(entry.filename), kind(entry)
+        if what == "link":
+            raise Refused(f"its entry {entry.filename!r} is a link or special file")
+        if not parts:
+            continue
+        key = tuple(unicodedata.normalize("NFKC", p).casefold() for p in parts)
+        above = {key[:i] for i in range(1, len(key))}
+        if key in files or (what == "file" and key in folders) or above & files:
+            raise Refused(f"its entry {entry.filename!r} collides with another entry")
+        (folders if what == "folder" else files).add(key)
+        folders |= above
+        planned.append((entry, parts, what))
+    return planned
+
+
+def make_folders(dest, parts):
+    """dest/parts[0]/… as plain folders of FOLDER_MODE; the deepest one's path."""
+    path = dest
+    for part in parts:
+        path = os.path.join(path, part)
+        if not os.path.isdir(path):
+            os.mkdir(path)
+            os.chmod(path, FOLDER_MODE)  # whatever the umask
+    return path
+
+
+def write_file(z, entry, path, budget):
+    """Decompress one entry into a new file of FILE_MODE; the bytes written (at most budget)."""
+    written = 0
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, FILE_MODE)
+    with os.fdopen(fd, "wb") as out, z.open(entry) as data:
+        os.fchmod(out.fileno(), FILE_MODE)
+        while chunk := data.read(CHUNK):
+            written += len(chunk)
+            if written > budget:
+                raise Refused(f"it unpacks to more than {MAX_BYTES // 2**20} MiB")
+            out.write(chunk)
+    return written
+
+
+def unpack(zip_path, dest):
+    """Unpack one hand-in zip into a new folder dest; if it is unsafe, Refused and no dest."""
+    if not zipfile.is_zipfile(zip_path):
+        raise Refused("it is not a zip file")
+    if os.path.getsize(zip_path) > MAX_BYTES:  # bounds what reading its directory costs
+        raise Refused(f"it is larger than {MAX_BYTES // 2**20} MiB")
+    os.mkdir(dest, FOLDER_MODE)
+    try:
+        with zipfile.ZipFile(zip_path) as z:
+            budget = MAX_BYTES
+            for entry, parts, what in plan(z):
+                if what == "folder":
+                    make_folders(dest, parts)
+                    continue
+                folder = make_folders(dest, parts[:-1])
+                budget -= write_file(z, entry, os.path.join(folder, parts[-1]), budget)
+    except UNREADABLE as err:  # damaged, encrypted, badly named: this zip's fault, not the class's
+        shutil.rmtree(dest)
+        raise Refused(f"it cannot be unpacked ({type(err).__name__}: {err})") from None
+    except BaseException:
+        shutil.rmtree(dest)
+        raise
+
+
+def set_aside(zip_path, part, reason):
+    """Move a refused zip to downloaded/<part>/refused/ (a new name if one is there), with why."""
+    folder = downloaded(part, "refused")
+    os.makedirs(folder, exist_ok=True)
+    stem, n = os.path.basename(zip_path)[: -len(".zip")], 1
+    name = f"{stem}.zip"
+    while os.path.lexists(os.path.join(folder, name)):
+        n += 1
+        name = f"{stem} ({n}).zip"
+    shutil.move(zip_path, os.path.join(folder, name))
+    with open(os.path.join(folder, name + ".why.txt"), "w", encoding="utf-8") as f:
+        f.write(reason + "\n")
+    return name
+
+
+class HandInExtractor(ExtractorPlugin):
+    """ZipCollectApp.extractor_plugin: each downloaded/<part>/archive/<student>.zip unpacked into
+    extracted/<student>/ by unpack(); anything else in archive/ is left where it is, said so."""
+
+    def extract(self, archive_path, extracted_path):
+        """Unpack every student's zip; set the unsafe ones aside with the reason."""
+        part = self.parent.coursedir.assignment_id
+        for name in sorted(os.listdir(archive_path)):
+            path = os.path.join(archive_path, name)
+            student = name[: -len(".zip")] if name.lower().endswith(".zip") else ""
+            if not stat.S_ISREG(os.lstat(path).st_mode) or not STUDENT_ID.fullmatch(student):
+                self.log.warning("Left alone (not a <student>.zip file): %s", name)
+                continue
+            try:
+                unpack(path, os.path.join(extracted_path, student))
+            except Refused as why:
+                kept = set_aside(path, part, str(why))
+                print(f"{name} set aside in downloaded/{part}/refused/{kept} (not unpacked): "
+                      f"{why}", flush=True)  # fmt: skip
