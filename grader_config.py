@@ -109,6 +109,8 @@ def configure(c):
     # Feedback pages render their maths offline: grading.nbgrader.feedback puts a copy of MathJax
     # beside them and points the pages at it.
     c.GenerateFeedback.post_convert_hook = "grading.nbgrader.feedback.nbgrader_hook"
+    # `nbgrader generate_assignment` itself releases the checkpoints package the notebooks import
+    c.GenerateAssignment.post_convert_hook = "grading.nbgrader.release.nbgrader_hook"
     # The formgrader's pages and the feedback pages (both HTMLExporter) show the judge's verdicts as
     # HTML and everything else a learner wrote or printed as text: no learner HTML or script runs
     # in the instructor's browser (grading/nbgrader/display.py).

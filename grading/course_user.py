@@ -188,6 +188,7 @@ def become(argv):
           flush=True)  # fmt: skip
     code = handed_over(argv)
     sys.stdout.flush()
+    sandbox.remove_overlay()  # os._exit runs no atexit handler
     os._exit(code)
 
 

@@ -106,7 +106,10 @@ def release(edition=ENGLISH, assignment=ASSIGNMENT, into=None, register=True):
         print(done.stdout[-3000:] + done.stderr[-3000:])
         raise SystemExit("nbgrader generate_assignment failed (its log is above)")
     folder = os.path.join(into, assignment) if into else release_folder(edition, assignment)
-    install_package(folder, assignment, edition)  # nbgrader's source folders do not hold it
+    if not os.path.isfile(os.path.join(folder, "checkpoints", "__init__.py")):
+        print(done.stdout[-3000:] + done.stderr[-3000:])
+        raise SystemExit(f"{shown(folder)} has no checkpoints package: grader_config.py's "
+                         "release hook did not run (its log is above)")  # fmt: skip
     files = sum(len(f) for _, _, f in os.walk(folder))
     print(f"{shown(folder)}: {files} files, {folder_size(folder) / 1024:.0f} KiB")
     return folder

@@ -190,6 +190,14 @@ def venv_overlay():
     return folder
 
 
+def remove_overlay():
+    """Remove this process's venv overlay now, if it made one: atexit does not run for a process
+    that ends with os._exit (course_user.become)."""
+    if venv_overlay.cache_info().currsize:
+        shutil.rmtree(venv_overlay(), ignore_errors=True)
+        venv_overlay.cache_clear()
+
+
 def package_folders():
     """Where third-party packages live outside the venv, as paths inside the sandbox: the base
     Python's site-packages and the system's dist-packages (a Debian python3-numpy is there)."""

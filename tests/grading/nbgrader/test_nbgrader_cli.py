@@ -73,7 +73,9 @@ def graded():
     """generate_assignment, autograde, generate_feedback and export,
     each as `nbgrader <command> attention`.
     """
-    nbgrader("generate_assignment", "attention", "--force")
+    nbgrader("generate_assignment", "attention", "--force")  # --force: a release made afresh
+    package = os.path.join(course.release_folder(), "checkpoints", "__init__.py")
+    released_package = os.path.isfile(package)
     shutil.rmtree(os.path.join(classroom.SUBMITTED, STUDENT), ignore_errors=True)
     course.nbgrader("db", "student", "remove", STUDENT, "--force")  # graded for the first time
     classroom.write_submission(STUDENT)
@@ -93,9 +95,14 @@ def graded():
     with open(classroom.GRADES_CSV, "w") as f:
         f.write("made by make grades\n")
     nbgrader("export")
-    yield {"autograde": autograded.stdout + autograded.stderr}
+    yield {"autograde": autograded.stdout + autograded.stderr, "package": released_package}
     for student in (STUDENT, DIES, READER):
         shutil.rmtree(os.path.join(classroom.SUBMITTED, student), ignore_errors=True)
+
+
+def test_generate_assignment_alone_releases_the_checkpoints_package(graded):
+    """Every released notebook imports checkpoints; plain nbgrader's release carries it."""
+    assert graded["package"]
 
 
 def test_autograde_gives_the_judges_full_marks(graded):
