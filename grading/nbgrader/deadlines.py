@@ -16,9 +16,9 @@ instant. The policies, applied by nbgrader to each notebook's score:
     zero          a late notebook scores 0
     zero-after H  H hours of grace, then 0
 
-When it grades, nbgrader knows a submission's time from its timestamp.txt: `nbgrader submit`
-writes it, and `make collect` has nbgrader write it from the hand-in zip's own time (collect.py).
-A submission with none is on time, and the tables say its time is unknown. Every grading lane
+When it grades, nbgrader knows a submission's time from its timestamp.txt, which intake writes
+from a time the course trusts, or removes (hand_ins.py): never one the learner wrote. A
+submission with none is on time, and the tables say its time is unknown. Every grading lane
 runs the same two steps, after the judge's scores are saved: ApplyDeadlines writes the part's
 due date and the student's extension into the gradebook, where the formgrader shows them too,
 and nbgrader's AssignLatePenalties asks LatePolicy for each notebook's penalty (both in
