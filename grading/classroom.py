@@ -25,8 +25,9 @@ from grading.authoring import course
 from grading.authoring.masters import notebooks
 from grading.authoring.mistakes import BUGGY
 from grading.judge.reference import load_source_module
-from grading.machine import sandbox
-from grading.nbgrader import deadlines, intake, records
+from grading.machine import files, sandbox
+from grading.nbgrader import deadlines, hand_ins, intake, records
+from grading.nbgrader.unpack import MAX_BYTES
 from grading.parts import ASSIGNMENT, PARTS, XSLM, XSLM_ARTIFACTS, load, registered, suffix
 from grading.paths import (
     AUTOGRADED,
@@ -56,6 +57,7 @@ DEMO_MISTAKES = {
     "full-d-heads": "multi_head.full_d_scaling",
 }
 HALF_FINISHED_STEPS = 4
+DISK_MARGIN = 64 << 20  # what the gradebook, the records and the pages need besides the copies
 GRADING = ("autograde", "feedback", "grades")  # what root hands over to the course user
 
 
@@ -110,6 +112,13 @@ def autograde(names=None, jobs=None, scheduler=None, force=None, assignment=ASSI
         deadline = deadlines.load().get(assignment)
     except deadlines.DeadlineError as err:
         raise SystemExit(f"deadlines.csv: {err}") from None
+    try:  # so is a mistake in hand-in-times.csv, and a disk too full for the class
+        hand_ins.given()
+    except deadlines.DeadlineError as err:
+        raise SystemExit(str(err)) from None
+    short = disk_too_full(names, assignment)
+    if short:
+        raise SystemExit(short)
     if deadline:
         print(f"deadlines.csv: {deadlines.describe(assignment, deadline)}")
         strangers = sorted(set(deadline.extended) - set(students(assignment)))
@@ -130,6 +139,20 @@ def autograde(names=None, jobs=None, scheduler=None, force=None, assignment=ASSI
     rate = f", {60 * len(outcomes) / elapsed:.1f} a minute" if outcomes else ""
     print(f"autograded {len(outcomes)} submissions in {elapsed:.1f} s{rate}")
     return outcomes
+
+
+def disk_too_full(names, assignment=ASSIGNMENT, free=None):
+    """None, or why the class cannot be graded on this disk: each submission is copied to
+    autograded/ (at most unpack.MAX_BYTES of it, intake sees to that) and again to feedback/."""
+    each = [files.tree_bytes(os.path.join(SUBMITTED, n, assignment), MAX_BYTES) for n in names]
+    needed = 2 * sum(each) + DISK_MARGIN
+    free = shutil.disk_usage(COURSE).free if free is None else free
+    if needed <= free:
+        return None
+    return (f"grading these {len(names)} submissions takes about {needed / 2**20:.0f} MiB "
+            f"(autograded/ and feedback/), and the disk of {COURSE} has {free / 2**20:.0f} MiB "
+            "free: free some space, or grade a few at a time "
+            "(python -m grading autograde NAME ...)")  # fmt: skip
 
 
 def as_course_user(command, assignment, options=()):

@@ -46,6 +46,23 @@ def read_text_or(path, limit, default):
         return default
 
 
+def tree_bytes(folder, limit):
+    """Bytes of the regular files under folder, counted without following a link or recursing
+    (a tree thousands deep), and no further than limit: min(total, limit)."""
+    total, queue = 0, [folder]
+    while queue and total < limit:
+        try:
+            listing = list(os.scandir(queue.pop()))
+        except OSError:
+            continue
+        for entry in listing:
+            if entry.is_dir(follow_symlinks=False):
+                queue.append(entry.path)
+            elif entry.is_file(follow_symlinks=False):
+                total += entry.stat(follow_symlinks=False).st_size
+    return min(total, limit)
+
+
 def move_aside(folder, rel, aside):
     """Move folder/rel (a file or a whole folder, never followed) to the same place under aside,
     under a free name if that one is taken; the path it now has."""

@@ -106,3 +106,19 @@ def test_make_collect_records_each_zips_time(tmp_path, monkeypatch):
     assert json.loads((tmp_path / "c-attention.json").read_text())["ana"].endswith(
         "08:30:05.250000"
     )
+
+
+def test_a_class_too_large_for_the_disk_stops_before_anyone_is_graded(tmp_path, monkeypatch):
+    """Each submission counts for at most the cap (intake keeps it there), twice: autograded/
+    and feedback/. A disk with less room than that is said before grading starts."""
+    from grading import classroom
+
+    monkeypatch.setattr(classroom, "SUBMITTED", str(tmp_path))
+    for name, size in (("ana", 1000), ("bo", 10 * unpack.MAX_BYTES)):
+        (tmp_path / name / "attention").mkdir(parents=True)
+        with open(tmp_path / name / "attention" / "bulk.bin", "wb") as f:
+            f.truncate(size)  # sparse: its size, not its bytes
+    needed = 2 * (1000 + unpack.MAX_BYTES) + classroom.DISK_MARGIN
+    assert classroom.disk_too_full(["ana", "bo"], free=needed) is None
+    said = classroom.disk_too_full(["ana", "bo"], free=needed - 1)
+    assert said.startswith("grading these 2 submissions takes about")
