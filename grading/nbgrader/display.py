@@ -53,7 +53,7 @@ CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")  # what a terminal would act o
 # coloured left bar; its class lets a test find what lies inside it.
 BOX_CLASS = "attention-handed-in"
 BOX_STYLE = "border:2px dashed #8a8a8a;background:#f3f3f3;padding:0.3em 0.7em;margin:0.2em 0"
-LABEL_STYLE = "color:#555;font-style:italic;font-size:90%;margin-bottom:0.3em"
+LABEL_STYLE = "color:#444;font-weight:bold;font-style:italic;margin-bottom:0.3em"
 
 
 @functools.cache
