@@ -11,6 +11,11 @@ submission: with the instructor's Jupyter session, so with their grades and a te
   an SVG becomes an <img> (no script runs in one). HTML, JavaScript, Markdown and widget outputs
   are dropped, with a line saying so; raw cells become Markdown code blocks; the notebook's
   metadata keeps only what the pages need.
+- In the no-execution lane (EXECUTE=0: the notebook says so, preprocess.outputs_handed_in) no
+  output but a verdict was made at grading: each cell's outputs are shown inside one box of the
+  course's making, labelled in the edition's language as the learner's saved output, not re-run.
+  Inside it everything is text (ANSI codes removed) or a plain picture, so nothing a learner saved
+  (a verdict's words, its colours, a label like the box's own) appears outside a box.
 - `markdown2html` (a filter) renders Markdown cells as nbconvert does, but escapes raw HTML in
   them, so `<img onerror=…>` shows as text; and (SafeRenderer) a mermaid block is code, a link is
   its text and its address as text (only an anchor within the page, written with #, stays a link),
@@ -29,18 +34,26 @@ import importlib
 import re
 
 import jinja2
+import nbformat
+from nbconvert.filters import strip_ansi
 from nbconvert.filters.markdown_mistune import IPythonRenderer, MarkdownWithMath
 from nbconvert.preprocessors import Preprocessor
 
 from checkpoints import i18n
 from grading import parts
-from grading.nbgrader.preprocess import edition_of
+from grading.nbgrader.preprocess import edition_of, outputs_handed_in
 
 IMAGE_MIME = ("image/png", "image/jpeg")  # base64 data, shown as <img src="data:…">
 BASE64 = re.compile(r"[A-Za-z0-9+/=\s]*\Z")
 TAG = re.compile(r"[A-Za-z0-9_\-]+\Z")
 PYTHON = {"name": "python", "pygments_lexer": "ipython3"}
 PAGE_TEXT = ("student", "first_name", "last_name", "notebook_path")  # the formgrader's resources
+CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")  # what a terminal would act on; text keeps \t, \n
+# The box around a learner's saved outputs: dashed and grey on all sides, unlike a verdict's
+# coloured left bar; its class lets a test find what lies inside it.
+BOX_CLASS = "attention-handed-in"
+BOX_STYLE = "border:2px dashed #8a8a8a;background:#f3f3f3;padding:0.3em 0.7em;margin:0.2em 0"
+LABEL_STYLE = "color:#444;font-weight:bold;font-style:italic;margin-bottom:0.3em"
 
 
 @functools.cache
@@ -114,6 +127,41 @@ def text_of(value):
     return "".join(map(str, value)) if isinstance(value, list) else str(value or "")
 
 
+def preformatted(text):
+    """Text as HTML that shows it verbatim: escaped, without ANSI codes or other controls."""
+    plain = CONTROL.sub("", strip_ansi(text.replace("\r\n", "\n")))
+    return f'<pre style="margin:0;background:none">{html.escape(plain)}</pre>'
+
+
+def output_html(output):
+    """One output as shown_output left it, as HTML of the course's making: what nbconvert would
+    pick of it (a picture before text), its text escaped."""
+    kind = output["output_type"]
+    if kind == "stream":
+        return preformatted(output["text"])
+    if kind == "error":
+        lines = output["traceback"] or [f"{output['ename']}: {output['evalue']}"]
+        return preformatted("\n".join(lines))
+    data, meta = output["data"], output["metadata"]
+    if "text/html" in data:  # only ever svg_as_img's <img>: shown_data keeps no learner HTML
+        return data["text/html"]
+    for mime in IMAGE_MIME:
+        if mime in data:  # base64 characters only (shown_data), sizes only ints (image_metadata)
+            sizes = "".join(f' {k}="{v}"' for k, v in meta.get(mime, {}).items())
+            return f'<img src="data:{mime};base64,{"".join(data[mime].split())}"{sizes}>'
+    return preformatted(data.get("text/plain", ""))
+
+
+def handed_in_box(outputs, label):
+    """A cell's saved outputs as one display of the course's: the label, then each output."""
+    shown = "".join(f"<div>{output_html(o)}</div>" for o in outputs)
+    return nbformat.v4.new_output("display_data", data={
+        "text/html": f'<div class="{BOX_CLASS}" style="{BOX_STYLE}">'
+                     f'<div style="{LABEL_STYLE}">{html.escape(label)}</div>{shown}</div>',
+        "text/plain": label,
+    })  # fmt: skip
+
+
 def as_code_block(text):
     """Markdown that shows text verbatim: a fence longer than any run of backticks inside it."""
     longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
@@ -142,17 +190,20 @@ class SafeDisplay(Preprocessor):
             if isinstance(resources.get(key), str):
                 resources[key] = html.escape(resources[key])
         judged = judged_cells()
-        note = i18n.words(edition_of(nb))["judge"]["output_not_shown"]  # the notebook's language
+        words = i18n.words(edition_of(nb))["judge"]  # the notebook's language
+        note = words["output_not_shown"]
+        label = words["handed_in_output"] if outputs_handed_in(nb) else None
         nb.metadata = {
             "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
             "language_info": dict(PYTHON),
         }
         for index, cell in enumerate(nb.cells):
-            nb.cells[index] = self.shown_cell(cell, judged, note)
+            nb.cells[index] = self.shown_cell(cell, judged, note, label)
         return nb, resources
 
-    def shown_cell(self, cell, judged, hidden_note):
-        """One cell as the page may show it; hidden_note names an output left out."""
+    def shown_cell(self, cell, judged, hidden_note, label=None):
+        """One cell as the page may show it; hidden_note names an output left out, and label,
+        when the learner saved the outputs, boxes an ungraded cell's outputs as theirs."""
         grade_id = (cell.get("metadata", {}).get("nbgrader") or {}).get("grade_id")
         cell.metadata = safe_metadata(cell.get("metadata", {}))
         if cell.cell_type == "raw":
@@ -171,6 +222,8 @@ class SafeDisplay(Preprocessor):
             if grade_id not in judged:
                 shown = (shown_output(o, hidden_note) for o in cell.get("outputs") or [])
                 cell.outputs = [o for o in shown if o is not None]
+                if label and cell.outputs:
+                    cell.outputs = [handed_in_box(cell.outputs, label)]
         return cell
 
 

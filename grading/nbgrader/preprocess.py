@@ -355,6 +355,27 @@ def edition_of(nb):
     return code if isinstance(code, str) and code in i18n.editions() else i18n.DEFAULT
 
 
+# The autograded notebook's own word on where its ungraded cells' outputs came from: written by
+# the lane that grades it (a learner's own value is replaced or removed), read by the pages
+# (grading/nbgrader/display.py), which mark outputs the learner saved as theirs.
+OUTPUTS = "attention_outputs"
+HANDED_IN = "saved by the learner, not run at grading"
+
+
+def note_outputs_handed_in(nb, handed_in):
+    """Say in nb's metadata whether its outputs are the learner's saved ones; remove any such
+    word the learner wrote when they are not."""
+    if handed_in:
+        nb.metadata[OUTPUTS] = HANDED_IN
+    else:
+        nb.metadata.pop(OUTPUTS, None)
+
+
+def outputs_handed_in(nb):
+    """True when the lane that graded nb kept the outputs the learner saved (EXECUTE=0)."""
+    return nb.metadata.get(OUTPUTS) == HANDED_IN
+
+
 def launcher_arguments(cmd):
     """The arguments after `python -m ipykernel_launcher` in a kernel command, else None."""
     if cmd and len(cmd) >= 3 and list(cmd[1:3]) == ["-m", "ipykernel_launcher"]:
@@ -435,6 +456,7 @@ class SandboxedExecute(Execute):
         sandbox.require()
         self.kernel_manager_class = SandboxedKernelManager
         resources["attention_edition"] = self._edition = edition_of(nb)
+        note_outputs_handed_in(nb, False)  # the kernel's outputs, not the learner's saved ones
         submission = os.path.abspath(resources.get("metadata", {}).get("path") or ".")
         self._forker, self._km = self.warm_sandbox(submission), None
         if self._forker is not None:
@@ -481,11 +503,13 @@ class HandedInOutputs(NbGraderPreprocessor):
     """The no-execution lane's stand-in for SandboxedExecute: no kernel starts and no learner code
     runs; every cell keeps the outputs the learner saved, shown in the feedback, never trusted
     (JudgeCells replaces every graded cell's outputs, as in the executing lane). What it skips:
-    the kernels, and with them the outputs a fresh run would have printed."""
+    the kernels, and with them the outputs a fresh run would have printed. The notebook says so
+    in its metadata, and the pages mark every output left as the learner's own."""
 
     def preprocess(self, nb, resources):
         """The notebook as handed in; its edition noted for the judge's verdicts."""
         resources["attention_edition"] = edition_of(nb)
+        note_outputs_handed_in(nb, True)
         return nb, resources
 
 
@@ -598,6 +622,7 @@ class FromWorker(NbGraderPreprocessor):
         for mine, done in zip(nb.cells, theirs.cells):
             if mine.cell_type == "code":
                 mine.outputs, mine.execution_count = done.outputs, done.execution_count
+        note_outputs_handed_in(nb, outputs_handed_in(theirs))  # as the worker's lane noted it
         record = json.loads(graded.get("records", {}).get(name) or "null")
         if not isinstance(record, dict) or not isinstance(record.get("cells"), dict):
             raise ValueError(f"{name}: the Dask worker sent back no judge's record")

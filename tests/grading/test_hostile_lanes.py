@@ -9,25 +9,40 @@ resources, exits: the ones the kernel's sandbox must hold, which differs by lane
 try to gain points meet the judge, which is the same in every lane) and one honest classmate whose
 files the racer aims at (hostile_watch.LANE_CLASS). The kernel escapes are packed, one to a
 notebook, into three submissions (hostile_watch.packed): each still meets a kernel of its own, at
-an eighth of the cost. Each lane must leave: the gradebook intact; every file outside the
-submissions unchanged in content and mode, canaries outside the course included; every submission
-graded at its honest score; no learner process left; no autograded folder larger than the
-submission. The farm lane's run is the hostile class's (tests/grading/conftest.py), which grades
-this class among the others; the other lanes grade this class alone.
+an eighth of the cost; the last also carries saved outputs that forge a verdict (hostile.FORGERY),
+which the no-execution lane's pages must show as the learner's own. Each lane must leave: the
+gradebook intact; every file outside the submissions unchanged in content and mode, canaries
+outside the course included; every submission graded at its honest score; no learner process
+left; no autograded folder larger than the submission. The farm lane's run is the hostile
+class's (tests/grading/conftest.py), which grades this class among the others; the other lanes
+grade this class alone.
 """
 
+import json
 import os
 import subprocess
 import sys
 
+import nbformat
 import pytest
 
+from checkpoints import i18n
 from grading import classroom, course_user
 from grading.authoring import course
 from grading.machine import sandbox
-from grading.paths import ROOT
+from grading.nbgrader.preprocess import outputs_handed_in
+from grading.parts import ASSIGNMENT
+from grading.paths import AUTOGRADED, FEEDBACK, ROOT
 from tests.fixtures import hostile
-from tests.fixtures.hostile_watch import LANE_CLASS, VICTIM, Listener, Watch, lanes_ride_along
+from tests.fixtures.display_pages import Boxed, formgrader_page
+from tests.fixtures.hostile_watch import (
+    FORGED,
+    LANE_CLASS,
+    VICTIM,
+    Listener,
+    Watch,
+    lanes_ride_along,
+)
 
 pytestmark = [pytest.mark.nbgrader, pytest.mark.hostile]
 
@@ -134,3 +149,66 @@ def test_no_grading_process_runs_as_root(graded):
     learners = owners.accounts() - {grader}
     assert grader in owners.accounts(), graded["lane"]
     assert learners and learners <= set(sandbox.SANDBOX_UIDS), (graded["lane"], learners)
+
+
+def autograded(student, notebook):
+    """The path of one autograded notebook of the lane's class."""
+    return os.path.join(AUTOGRADED, student, ASSIGNMENT, notebook + ".ipynb")
+
+
+def feedback_page(student, notebook):
+    """`nbgrader generate_feedback` for one notebook of one student (as the instructor runs it:
+    as root, it hands itself over); the page's HTML."""
+    done = course.nbgrader("generate_feedback", ASSIGNMENT, "--student", student,
+                           "--notebook", notebook, "--force")  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    page = os.path.join(FEEDBACK, student, ASSIGNMENT, notebook + ".html")
+    with open(page, encoding="utf-8") as f:
+        return f.read()
+
+
+def verdict_summaries(book):
+    """The first line of each judge's verdict in an autograded notebook (its graded cells)."""
+    return [
+        output.data["text/plain"].splitlines()[0]
+        for cell in book.cells
+        if cell.cell_type == "code" and cell.metadata.get("nbgrader", {}).get("grade")
+        for output in cell.outputs
+        if output.output_type == "display_data"
+    ]
+
+
+def test_saved_outputs_show_as_the_learners_never_as_a_verdict(graded):
+    """EXECUTE=0 keeps the outputs a learner saved: in the feedback page and in the formgrader's
+    page of the autograded notebook, the forged verdict and grader's note lie only inside boxes
+    labelled as the learner's saved output (as many as the notebook has ungraded cells with
+    outputs), the judge's verdicts outside them, and what was saved in a graded cell nowhere. The
+    executing lanes keep nothing saved, nor the notebook's claim that its outputs are saved ones."""
+    if graded["lane"] == "farm" and lanes_ride_along():
+        pytest.skip("the hostile class's run: another lane's class is on disk by now")
+    path = autograded(FORGED.student, "01-softmax")
+    book = nbformat.read(path, as_version=4)
+    if graded["lane"] != "noexec":
+        outputs = json.dumps([c.get("outputs", []) for c in book.cells], ensure_ascii=False)
+        assert not outputs_handed_in(book), graded["lane"]  # the learner's claim, removed
+        for forged in (hostile.FORGED_VERDICT, hostile.FORGED_NOTE, hostile.IN_GRADED_CELL):
+            assert forged not in outputs, (graded["lane"], forged)
+        return
+    assert outputs_handed_in(nbformat.read(autograded(FORGED.student, "02-attention"), 4))
+    label = i18n.words("en")["judge"]["handed_in_output"]
+    boxes = sum(
+        bool(c.outputs) for c in book.cells
+        if c.cell_type == "code" and not c.metadata.get("nbgrader", {}).get("grade")
+    )  # fmt: skip
+    assert boxes >= 2  # the forger's two cells at least
+    for where, page in [("formgrader", formgrader_page(path)),
+                        ("feedback", feedback_page(FORGED.student, "01-softmax"))]:  # fmt: skip
+        shown = Boxed(page)
+        inside, outside = "".join(shown.inside), "".join(shown.outside)
+        assert len(shown.boxes) == boxes, where
+        assert all("".join(box).strip().startswith(label) for box in shown.boxes), where
+        for forged in (hostile.FORGED_VERDICT, hostile.FORGED_NOTE, label):
+            assert forged in inside and forged not in outside, (where, forged)
+        assert hostile.IN_GRADED_CELL not in page, where
+        for summary in verdict_summaries(book):  # the forger copies them, inside a box
+            assert summary in outside, (where, summary)

@@ -3,18 +3,17 @@ script, SVG and Markdown payloads, rendered with the course's nbgrader configura
 exporter and templates nbgrader uses, and then opened in chromium."""
 
 import html.parser
-import os
 
 import nbformat
 import pytest
-from nbconvert import HTMLExporter
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output, new_raw_cell
-from traitlets.config import Config
 
-import grader_config
 from checkpoints import i18n
 from checkpoints.pictures import show_bars
 from grading.judge import attention
+from grading.nbgrader.preprocess import HandedInOutputs
+from tests.fixtures import hostile
+from tests.fixtures.display_pages import RESOURCES, Boxed, exporter
 
 MARK = "PWNED"  # every payload sets document.title to this
 RUN = f"document.title='{MARK}'"
@@ -49,9 +48,10 @@ def graded_cell():
     return new_code_cell("check", outputs=[verdict], metadata={"nbgrader": record})
 
 
-def hostile_notebook(tricks=True):
+def hostile_notebook(tricks=True, handed_in=False):
     """Every place nbformat lets a learner put HTML or script, plus one graded cell (its outputs
-    the judge's, as JudgeCells leaves them) and one picture of the course's."""
+    the judge's, as JudgeCells leaves them) and one picture of the course's; handed_in: as the
+    no-execution lane leaves it (the outputs the learner saved)."""
     every = "\n\n".join(PAYLOADS.values())
     outputs = [new_output("display_data", data={"text/html": p, "text/plain": "plain " + k})
                for k, p in PAYLOADS.items()]  # fmt: skip
@@ -85,45 +85,26 @@ def hostile_notebook(tricks=True):
         graded_cell(),
     ])  # fmt: skip
     book.metadata["widgets"] = {"application/vnd.jupyter.widget-state+json": {"state": {}}}
+    return in_the_no_execution_lane(book) if handed_in else book
+
+
+def in_the_no_execution_lane(book):
+    """book as HandedInOutputs (EXECUTE=0) leaves it: its outputs noted as the learner's saved."""
+    HandedInOutputs().preprocess(book, {})
     return book
-
-
-def exporter(template, safe=True):
-    """An HTMLExporter configured as nbgrader configures it from grader_config.py, with the
-    formgrader's or the feedback's template; safe=False leaves out the course's display rules."""
-    import nbgrader.server_extensions.formgrader.handlers as handlers
-
-    config = Config()
-    grader_config.configure(config)
-    if not safe:
-        del config.HTMLExporter["preprocessors"], config.HTMLExporter["filters"]
-    config.HTMLExporter.template_name = template
-    config.HTMLExporter.extra_template_basedirs = [handlers.template_path]
-    if template == "feedback":  # its stylesheet, as GenerateFeedback finds it
-        static = os.path.join(os.path.dirname(handlers.__file__), "static")
-        css = os.path.join(static, "node_modules", "bootstrap", "dist", "css")
-        config.HTMLExporter.extra_template_paths = [css]
-    return HTMLExporter(config=config)
-
-
-RESOURCES = {"assignment_id": "attention", "notebook_id": "01-softmax", "submission_id": "x",
-             "index": 0, "total": 1, "base_url": "", "student": "s", "last_name": "L",
-             "first_name": "F", "notebook_path": "p",  # the formgrader's, then the feedback's
-             "nbgrader": {"notebook": "01-softmax", "score": 1, "max_score": 1,
-                          "late_penalty": 0}}  # fmt: skip
 
 
 # a gradebook can hold any name (`nbgrader db student add`), and the formgrader prints it as is
 NAMED = RESOURCES | {"last_name": PAYLOADS["img"], "student": PAYLOADS["script"]}
 
 
-def page(template, safe=True, path=None, book=None):
-    """The HTML of a notebook (the hostile one, with hostile names; book, or the file at path,
-    with plain ones) as the page shows it."""
+def page(template, safe=True, path=None, book=None, handed_in=False):
+    """The HTML of a notebook (the hostile one, with hostile names, run or handed_in; book, or the
+    file at path, with plain ones) as the page shows it."""
     if path:
         return exporter(template, safe).from_filename(path, resources=dict(RESOURCES))[0]
     resources = dict(RESOURCES if book else NAMED)
-    book = book or hostile_notebook(tricks=safe)
+    book = book or hostile_notebook(tricks=safe, handed_in=handed_in)
     return exporter(template, safe).from_notebook_node(book, resources)[0]
 
 
@@ -165,12 +146,16 @@ def handlers(page):
     return {(t, a, v) for t, attrs in page.tags for a, v in attrs.items() if a.startswith("on")}
 
 
+LANES = [False, True]  # the outputs of a run, and the outputs a learner saved (EXECUTE=0)
+
+
+@pytest.mark.parametrize("handed_in", LANES)
 @pytest.mark.parametrize("template", ["formgrade", "feedback"])
-def test_no_learner_html_reaches_the_page(template):
+def test_no_learner_html_reaches_the_page(template, handed_in):
     """No frame, inline SVG or attribute holding a payload; the page's <script> elements and event
     handlers are the template's own (those it has for a notebook of plain text); every payload is
-    shown as text."""
-    shown = Elements(page(template))
+    shown as text. The same when the outputs are boxed as the learner's saved ones."""
+    shown = Elements(page(template, handed_in=handed_in))
     plain = Elements(page(template, book=plain_notebook()))
     assert handlers(shown) <= handlers(plain)
     for tag, attrs in shown.tags:
@@ -189,11 +174,12 @@ def test_no_learner_html_reaches_the_page(template):
     assert PAYLOADS["script"] in text and PAYLOADS["img"] in text  # the instructor reads them
 
 
+@pytest.mark.parametrize("handed_in", LANES)
 @pytest.mark.parametrize("template", ["formgrade", "feedback"])
-def test_the_verdicts_and_pictures_still_show(template):
+def test_the_verdicts_and_pictures_still_show(template, handed_in):
     """The graded cell's verdict stays HTML; a picture of the course stays a picture (an <img>);
     the hidden HTML is named; headings and emphasis of Markdown still render."""
-    shown = Elements(page(template))
+    shown = Elements(page(template, handed_in=handed_in))
     assert ("div", {"style": "border-left:4px solid green"}) in shown.tags  # the verdict, as HTML
     images = [a["src"] for t, a in shown.tags if t == "img" and "src" in a]
     assert sum(src.startswith("data:image/svg+xml;base64,") for src in images) == 2
@@ -214,6 +200,63 @@ def test_the_note_on_hidden_output_speaks_the_notebooks_edition(code):
     assert want in text
     others = [i18n.words(other)["judge"]["output_not_shown"] for other in i18n.editions()]
     assert len(set(others)) == len(others)  # each edition has words of its own
+
+
+def handed_in_label(code="en"):
+    """The words that head a box of saved outputs, in an edition's language."""
+    return i18n.words(code)["judge"]["handed_in_output"]
+
+
+def forged_notebook(code="en", handed_in=True):
+    """As the no-execution lane leaves it (or, not handed_in, as an executing lane would if such
+    outputs came from the run): the judge's verdict, a forger's saved outputs right under it
+    (tests/fixtures/hostile.py), and an ordinary cell that printed."""
+    printed = new_output("stream", name="stdout", text="1\n")
+    book = new_notebook(cells=[
+        graded_cell(),
+        new_code_cell("", outputs=hostile.forged_outputs(handed_in_label(code))),
+        new_code_cell("print(1)", outputs=[printed]),
+    ])  # fmt: skip
+    book.metadata["attention"] = {"edition": code}
+    return in_the_no_execution_lane(book) if handed_in else book
+
+
+@pytest.mark.parametrize("template", ["formgrade", "feedback"])
+def test_saved_outputs_are_boxed_as_the_learners_never_as_a_verdict(template):
+    """EXECUTE=0: each ungraded cell's saved outputs sit in one box headed by the label; what
+    forges the verdict or a grader's note (ANSI green, HTML, Markdown, a picture, a result, the
+    label itself) lies only inside a box, as plain text or a plain picture; the judge's verdict
+    lies outside every box, and is the only verdict-styled element."""
+    shown = Boxed(page(template, book=forged_notebook()))
+    label = handed_in_label()
+    assert len(shown.boxes) == 2
+    assert all("".join(box).strip().startswith(label) for box in shown.boxes)
+    inside, outside = "".join(shown.inside), "".join(shown.outside)
+    for forged in (hostile.FORGED_VERDICT, hostile.FORGED_NOTE, label):
+        assert forged in inside and forged not in outside, forged
+    assert "\x1b" not in inside and "[1;32m" not in inside
+    boxed = [(tag, attrs) for tag, attrs, in_box in shown.tags if in_box]
+    assert not any("ansi" in (attrs.get("class") or "") for _, attrs in boxed)
+    assert any(t == "img" and a["src"].startswith("data:image/svg+xml;base64,") for t, a in boxed)
+    bars = [(t, a, in_box) for t, a, in_box in shown.tags if "border-left" in a.get("style", "")]
+    assert bars == [("div", {"style": "border-left:4px solid green"}, False)]  # the judge's
+
+
+@pytest.mark.parametrize("code", ["en", "ko", "ja"])
+def test_the_box_label_speaks_the_notebooks_edition(code):
+    """The label of the saved outputs is in the language of the notebook's edition, and each
+    edition has words of its own."""
+    shown = Boxed(page("feedback", book=forged_notebook(code)))
+    assert len(shown.boxes) == 2
+    assert all("".join(box).strip().startswith(handed_in_label(code)) for box in shown.boxes)
+    labels = [handed_in_label(other) for other in i18n.editions()]
+    assert len(set(labels)) == len(labels)
+
+
+def test_the_outputs_of_a_run_are_not_boxed():
+    """The executing lanes' outputs come from the sandboxed run: their page has no box."""
+    shown = Boxed(page("feedback", book=forged_notebook(handed_in=False)))
+    assert shown.boxes == [] and hostile.FORGED_NOTE in "".join(shown.outside)
 
 
 def test_the_file_on_disk_is_not_changed(tmp_path):
