@@ -21,6 +21,7 @@ CDN = re.compile(r'src="https://cdnjs\.cloudflare\.com/ajax/libs/mathjax/[^"?]+\
 NEEDED = [
     "MathJax.js",
     "config/TeX-AMS_CHTML-full.js",
+    "config/Safe.js",  # `config=…,Safe` in the page's address: without it Safe mode never starts
     "extensions/Safe.js",
     "jax/output/CommonHTML",
     "fonts/HTML-CSS/TeX/woff",
