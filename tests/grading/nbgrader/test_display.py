@@ -98,7 +98,8 @@ def exporter(template, safe=True):
     if not safe:
         del config.HTMLExporter["preprocessors"], config.HTMLExporter["filters"]
     config.HTMLExporter.template_name = template
-    config.HTMLExporter.extra_template_basedirs = [handlers.template_path]
+    if "extra_template_basedirs" not in config.HTMLExporter:  # the course's MathJax, once served
+        config.HTMLExporter.extra_template_basedirs = [handlers.template_path]
     if template == "feedback":  # its stylesheet, as GenerateFeedback finds it
         static = os.path.join(os.path.dirname(handlers.__file__), "static")
         css = os.path.join(static, "node_modules", "bootstrap", "dist", "css")
