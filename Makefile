@@ -27,6 +27,12 @@ $(VENV)/mathjax/MathJax.js: | $(BIN)/.installed
 		&& tar xzf mathjax-$(MATHJAX_VERSION).tgz && mv package mathjax && rm mathjax-$(MATHJAX_VERSION).tgz; \
 	else echo "npm not found: feedback pages will load MathJax from the web"; fi
 
+# The formgrader loads the same MathJax: a copy in .venv/static/ that .venv's Jupyter servers serve at
+# <base>static/course-mathjax/, named in .venv/etc/jupyter/ (grading/nbgrader/mathjax.py)
+SERVED_MATHJAX := $(VENV)/static/course-mathjax/MathJax.js
+$(SERVED_MATHJAX): $(VENV)/mathjax/MathJax.js grading/nbgrader/mathjax.py
+	$(BIN)/python -c "from grading.nbgrader import mathjax; mathjax.serve()"
+
 $(BIN)/.torch: $(BIN)/.installed requirements-torch.txt
 	$(BIN)/pip install --quiet --disable-pip-version-check -r requirements-torch.txt
 	touch $@
@@ -96,7 +102,7 @@ site: system-site $(BIN)/.installed $(LITE_CACHE)
 ## and timeouts for about half its time, and the other worker fills it. TEST_WORKERS=0: one process.
 ## It ends with its time against the budget and its slowest files (docs/developing.md)
 TEST_WORKERS ?= 2
-test: reach system-test $(BIN)/.installed $(BIN)/.torch $(VENV)/mathjax/MathJax.js $(LITE_CACHE)
+test: reach system-test $(BIN)/.installed $(BIN)/.torch $(VENV)/mathjax/MathJax.js $(SERVED_MATHJAX) $(LITE_CACHE)
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup
 
 ## make lint: ruff's checks and its formatting, over every Python file and notebook (CI runs it)
@@ -118,7 +124,7 @@ test-fast: $(BIN)/.installed
 ## master notebook, browser, site, hostile class or PyTorch. make test stays the whole suite
 QUICK := quick or not (notebooks or nbgrader or browser or site or hostile or torch or slow)
 QUICK_WORKERS ?= 2
-test-quick: reach system-test $(BIN)/.installed $(VENV)/mathjax/MathJax.js
+test-quick: reach system-test $(BIN)/.installed $(VENV)/mathjax/MathJax.js $(SERVED_MATHJAX)
 	$(BIN)/python -m pytest -n $(QUICK_WORKERS) --dist loadgroup -m "$(QUICK)"
 
 ## make release: the student edition in release/attention (EDITION=ko: release-ko/attention, ...)
@@ -166,7 +172,7 @@ postgres: system-postgres $(BIN)/.installed
 postgres-stop: $(BIN)/.installed
 	$(BIN)/python -m grading postgres stop
 
-feedback: reach system-feedback $(BIN)/.installed $(VENV)/mathjax/MathJax.js
+feedback: reach system-feedback $(BIN)/.installed $(VENV)/mathjax/MathJax.js $(SERVED_MATHJAX)
 	$(BIN)/python -m grading feedback --part $(PART)
 
 grades: reach $(BIN)/.installed
@@ -197,7 +203,7 @@ report: reach $(BIN)/.installed
 ## PART=xslm: part two's class (correct, empty, its nine catalogued mistakes); table grades-xslm.csv
 ## all in demo/, a class folder of its own (demo/submitted/, demo/records/gradebook.db and grades.csv):
 ## the course's submissions and gradebook are never touched
-demo: reach system-demo $(BIN)/.installed $(VENV)/mathjax/MathJax.js
+demo: reach system-demo $(BIN)/.installed $(VENV)/mathjax/MathJax.js $(SERVED_MATHJAX)
 	$(if $(filter 1,$(UNSAFE)),ATTENTION_UNSAFE_NO_SANDBOX=1) $(BIN)/python -m grading demo \
 		--part $(PART)
 

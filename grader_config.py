@@ -34,7 +34,7 @@ def configure(c):
     from nbgrader import preprocessors as nbp
 
     from grading import course_user
-    from grading.nbgrader import deadlines, records
+    from grading.nbgrader import deadlines, mathjax, records
     from grading.nbgrader.preprocess import (
         ApplyDeadlines,
         HandedInOutputs,
@@ -116,6 +116,10 @@ def configure(c):
     # in the instructor's browser (grading/nbgrader/display.py).
     c.HTMLExporter.preprocessors = ["grading.nbgrader.display.SafeDisplay"]
     c.HTMLExporter.filters = {"markdown2html": "grading.nbgrader.display.markdown2html"}
+    # Both load the course's MathJax, Safe and offline, once make has set it up (without npm they
+    # keep nbgrader's templates, MathJax from the web): grading/nbgrader/mathjax.py.
+    if mathjax.served():
+        c.HTMLExporter.extra_template_basedirs = mathjax.template_basedirs()
     # Autograded notebooks keep each hidden cell as the gradebook holds it (QuietOverwriteCells):
     # the feedback pages show it as the release did, without its hidden-tests block.
     c.GenerateFeedback.preprocessors = [nbp.GetGrades, CSSHTMLHeaderPreprocessor,

@@ -1,10 +1,9 @@
 """Feedback pages that render their maths offline: a copy of MathJax beside each student's pages.
 
 nbconvert's HTML loads MathJax from a CDN, so feedback opened without a network shows raw `$$…$$`.
-`make mathjax` (part of the environment set-up) unpacks MathJax 2.7.9 from the npm registry into
-.venv/mathjax; after nbgrader writes a student's pages, this hook copies the files they need (about
-1.4 MB) into feedback/<student>/attention/mathjax/ and points the pages' MathJax script at that
-copy.
+After nbgrader writes a student's pages, this hook copies the files they need (about 1.4 MB) from
+the course's MathJax (grading/nbgrader/mathjax.py) into feedback/<student>/<part>/mathjax/, which
+the course's template points them at (and points a page made by any other template at it too).
 """
 
 import glob
@@ -13,40 +12,10 @@ import re
 import shutil
 import stat
 
-from grading.paths import FEEDBACK, MATHJAX
+from grading.nbgrader.mathjax import copy_mathjax
+from grading.paths import FEEDBACK
 
-URL = "mathjax/MathJax.js?config=TeX-AMS_CHTML-full,Safe"
 CDN = re.compile(r'src="https://cdnjs\.cloudflare\.com/ajax/libs/mathjax/[^"?]+\?config=([^"]+)"')
-# What TeX-AMS_CHTML-full needs at run time (the rest of the package is other fonts and outputs).
-NEEDED = [
-    "MathJax.js",
-    "config/TeX-AMS_CHTML-full.js",
-    "extensions/Safe.js",
-    "jax/output/CommonHTML",
-    "fonts/HTML-CSS/TeX/woff",
-    "jax/element/mml/optable",
-    "jax/input/TeX",
-    "extensions/TeX",
-]
-
-
-def copy_mathjax(dest):
-    """Copy the MathJax files the pages need into dest/mathjax.
-
-    Return False, copying nothing, if MathJax was not set up.
-    """
-    if not os.path.isdir(MATHJAX):
-        return False
-    for rel in NEEDED:
-        source, target = os.path.join(MATHJAX, rel), os.path.join(dest, "mathjax", rel)
-        if not os.path.exists(source):
-            continue
-        os.makedirs(os.path.dirname(target), exist_ok=True)
-        if os.path.isdir(source):
-            shutil.copytree(source, target, dirs_exist_ok=True)
-        else:
-            shutil.copy(source, target)
-    return True
 
 
 def point_pages_at_copy(folder):

@@ -26,6 +26,9 @@ PWNED = "PWNED"  # what the script would make the formgrader page's title
 RUN = f"document.title='{PWNED}'"
 SCRIPT = f'<script>{RUN}</script><img src=x onerror="{RUN}">'
 READER = "cli-reads-solutions"  # the student edition with every solution cell deleted or unmarked
+HINT = "click for the hint"  # and formulas in notebook 1 that link it to a script, and a page:
+SCRIPT_LINK = (f"Stuck? $\\href{{javascript:{RUN}}}{{\\text{{{HINT}}}}}$ "
+               f"or $\\href{{http://127.0.0.1:8888/formgrader}}{{\\text{{{HINT}}}}}$")  # fmt: skip
 
 
 def kill_the_kernel(folder):
@@ -44,6 +47,15 @@ def show_script(folder):
         nbformat.v4.new_markdown_cell(f"My notes {SCRIPT}"),
         nbformat.v4.new_code_cell(f"from IPython.display import HTML\nHTML({SCRIPT!r})"),
     ]
+    nbformat.write(book, path)
+
+
+def link_a_script(folder):
+    """Notebook 1 gains a Markdown cell whose formulas are links (MathJax's \\href): to a script,
+    and to a page of the instructor's own server."""
+    path = os.path.join(folder, "01-softmax.ipynb")
+    book = nbformat.read(path, as_version=4)
+    book.cells.insert(1, nbformat.v4.new_markdown_cell(SCRIPT_LINK))
     nbformat.write(book, path)
 
 
@@ -90,6 +102,7 @@ def graded():
     reader = os.path.join(classroom.SUBMITTED, READER, "attention")
     shutil.copytree(course.release_folder(), reader)
     without_solution_cells(reader)
+    link_a_script(reader)
     nbgrader("autograde", "attention", "--student", READER, "--force")
     nbgrader("generate_feedback", "attention", "--student", READER, "--force")
     with open(classroom.GRADES_CSV, "w") as f:
@@ -342,3 +355,23 @@ def test_the_formgrader_runs_no_script_of_the_learner(graded):
         title, text = formgrader_page.submission(base, token, first["id"], "formgrader-script")
     assert title != PWNED and title
     assert SCRIPT in text and "not shown here: text/html" in text
+
+
+@pytest.mark.browser
+def test_no_formula_links_a_script_and_the_maths_renders_offline(graded):
+    """chromium, on the feedback page and the formgrader's page of the notebook whose Markdown
+    holds `$\\href{javascript:…}{…}$` and `$\\href{http://…}{…}$`: each typesets its maths with
+    the course's MathJax (no request for a MathJax file fails, none leaves 127.0.0.1 or the disk),
+    each formula is its text, not a link, no element of either page has a javascript: address,
+    and either page refuses to follow one that a script puts in."""
+    feedback = os.path.join(ROOT, "feedback", READER, "attention", "01-softmax.html")
+    with formgrader() as (base, token, api):
+        books = api(f"student_notebook_submissions/{READER}/attention")
+        first = next(b for b in books if b["name"] == "01-softmax")
+        formgraded = f"{base}/formgrader/submissions/{first['id']}/?token={token}"
+        seen = formgrader_page.maths([("file://" + feedback, "file://"), (formgraded, base)],
+                                     HINT, "script-link")  # fmt: skip
+    for url, page in seen.items():
+        assert page["typeset"] and page["formulas"] == [False, False], (url, page)
+        assert page["scripts"] == [] and page["guarded"], (url, page)
+        assert page["failed"] == page["refused"] == [], (url, page)
