@@ -141,7 +141,7 @@ release: $(BIN)/.installed
 ## always, but no notebook is run, so the feedback shows the outputs each learner saved
 AUTOGRADE_FLAGS = $(if $(JOBS),--jobs $(JOBS)) $(if $(SCHEDULER),--scheduler $(SCHEDULER)) \
 	$(if $(filter 1,$(FORCE)),--force) --part $(PART)
-autograde: reach system-grading $(BIN)/.installed
+autograde: reach system-grading $(BIN)/.installed $(VENV)/mathjax/MathJax.js $(SERVED_MATHJAX)
 	$(if $(filter 1,$(UNSAFE)),ATTENTION_UNSAFE_NO_SANDBOX=1) $(if $(EXECUTE),ATTENTION_EXECUTE=$(EXECUTE)) \
 		$(BIN)/python -m grading autograde $(AUTOGRADE_FLAGS)
 
