@@ -298,13 +298,14 @@ def grades(path=None, assignment=ASSIGNMENT):
     rows = grade_table(assignment)
     late = deadlines.lateness(assignment)
     columns = sorted({gid for _, scores, _, _, _ in rows for gid in scores})
-    with open(path, "w", newline="") as f:
-        writer = tables.writer(f)  # a learner's words reach the problems column
-        writer.writerow(["student"] + columns + ["total", "max", "diagnosis", "problems"])
-        for student, scores, total, top, diagnoses in rows:
-            cells = [scores.get(c, 0) for c in columns]
-            notes = "; ".join(row_notes(student, scores, assignment, late.get(student)))
-            writer.writerow([student, *cells, total, top, " ".join(diagnoses), notes])
+    table = [["student"] + columns + ["total", "max", "diagnosis", "problems"]]
+    for student, scores, total, top, diagnoses in rows:  # all first: a failure keeps the old file
+        notes = "; ".join(row_notes(student, scores, assignment, late.get(student)))
+        table.append([student, *(scores.get(c, 0) for c in columns), total, top,
+                      " ".join(diagnoses), notes])  # fmt: skip
+    with open(path + ".new", "w", newline="", encoding="utf-8") as f:
+        tables.writer(f).writerows(table)  # a learner's words reach the problems column
+    os.replace(path + ".new", path)
     print(f"wrote {os.path.relpath(path, ROOT)}")
     print(f"{'student':22} {'score':>9}  diagnosis / problems")
     for student, scores, total, top, diagnoses in rows:
@@ -321,7 +322,7 @@ def table_file(assignment=ASSIGNMENT):
 def read_grades(path):
     """The rows grades() returned, read back from the table it wrote (a column the gradebook had
     no score for reads 0, as the table writes it)."""
-    with open(path, newline="") as f:
+    with open(path, newline="", encoding="utf-8") as f:
         reader = csv.reader(f)
         header = next(reader)
         columns = header[1:-4]  # between student and total, max, diagnosis, problems

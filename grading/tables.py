@@ -15,8 +15,16 @@ NUMBER = re.compile(r"-?[0-9]+(\.[0-9]+)?")  # a plain number a spreadsheet read
 
 
 def starts_like_formula(value):
-    """True when a spreadsheet would run the text as a formula (after NFKC, as it reads it)."""
-    return unicodedata.normalize("NFKC", value).startswith(FORMULA)
+    """True when a spreadsheet would run the text as a formula (after NFKC, as it reads it),
+    leading spaces and invisible characters (which an import may trim) passed over."""
+    text = unicodedata.normalize("NFKC", value)
+    start = next((i for i, c in enumerate(text) if not invisible(c)), len(text))
+    return text.startswith(FORMULA, start)
+
+
+def invisible(char):
+    """A space, a control or a format character (a zero-width space, a BOM): nothing shown."""
+    return unicodedata.category(char) in ("Zs", "Cc", "Cf") and char not in "\t\r"
 
 
 def safe_cell(value):

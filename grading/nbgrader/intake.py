@@ -25,7 +25,7 @@ import stat
 import nbformat
 
 from grading.authoring.masters import install_package, notebooks
-from grading.machine.files import move_aside
+from grading.machine.files import Aside, fresh_folder, printable, walk
 from grading.nbgrader import hand_ins
 from grading.nbgrader.unpack import FILE_MODE, FOLDER_MODE, MAX_BYTES, MAX_DEPTH
 from grading.parts import ASSIGNMENT, PARTS, suffix
@@ -51,54 +51,52 @@ def expected_notebooks(assignment=ASSIGNMENT):
     }
 
 
-def entries(folder):
-    """[(relative path, lstat, folders above it)] under folder, breadth first, without recursion
-    (a tree thousands deep stops os.walk); below MAX_DEPTH only the folder there is listed. Each
-    folder walked into is made FOLDER_MODE first, so a mode of 0000 does not stop the walk."""
-    found, queue = [], [("", 0)]
-    while queue:
-        rel, depth = queue.pop(0)
-        os.chmod(os.path.join(folder, rel), FOLDER_MODE)  # lstat said a folder, not a link
-        for name in sorted(os.listdir(os.path.join(folder, rel))):
-            path = os.path.join(rel, name)
-            info = os.lstat(os.path.join(folder, path))
-            found.append((path, info, depth))
-            if stat.S_ISDIR(info.st_mode) and depth < MAX_DEPTH:
-                queue.append((path, depth + 1))
-    return found
-
-
 def grading_order(rel, expected):
     """Files the course grades first, then the rest smallest first: what a size cap keeps."""
     return rel not in expected and not (rel.endswith(".py") and os.sep not in rel)
 
 
+def made_plain(path, mode):
+    """chmod path to mode; False when it is not the course user's to change (a file root
+    unpacked with its owner kept)."""
+    try:
+        os.chmod(path, mode)  # the walk's lstat said a file or a folder, not a link
+        return True
+    except PermissionError:
+        return False
+
+
 def plain_tree(folder, aside, expected=()):
     """Hold a submission to what a hand-in zip may be (unpack.py): links and special files
-    removed, plain modes, nothing over MAX_DEPTH deep or past MAX_BYTES (moved aside, kept)."""
-    problems, files, aside_name = [], [], os.path.basename(aside)
-    for rel, info, depth in entries(folder):
-        plain = stat.S_ISREG(info.st_mode) or stat.S_ISDIR(info.st_mode)  # lstat: a link is not
-        if not plain:
-            os.unlink(os.path.join(folder, rel))
-            problems.append(f"{rel} was a link or special file, not a file; it was removed")
-        elif stat.S_ISDIR(info.st_mode) and depth >= MAX_DEPTH:
-            move_aside(folder, rel, aside)
-            problems.append(f"{rel}/ lies more than {MAX_DEPTH} folders deep: moved to "
-                            f"{aside_name}/, not graded")  # fmt: skip
-        elif stat.S_ISREG(info.st_mode):
-            os.chmod(os.path.join(folder, rel), FILE_MODE)
+    removed; every mode plain; what lies over MAX_DEPTH deep, passes MAX_BYTES or is not the
+    course user's to change moved aside (kept, not graded). The problems, in words."""
+    problems, files = [], []
+    for rel, info, depth in walk(folder, MAX_DEPTH, enter=lambda p: made_plain(p, FOLDER_MODE)):
+        path, shown, mode = os.path.join(folder, rel), printable(rel), info.st_mode
+        if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+            os.unlink(path)
+            problems.append(f"{shown} was a link or special file, not a file; it was removed")
+        elif stat.S_ISDIR(mode) and depth >= MAX_DEPTH:
+            made_plain(path, FOLDER_MODE)  # moving a folder to another writes its own entry
+            aside.move(folder, rel)
+            problems.append(f"{shown}/ lies more than {MAX_DEPTH} folders deep: moved to "
+                            f"{aside.name}/, not graded")  # fmt: skip
+        elif stat.S_ISREG(mode) and not made_plain(path, FILE_MODE):
+            aside.move(folder, rel)
+            problems.append(f"{shown} is not the course user's file (its owner is uid "
+                            f"{info.st_uid}): moved to {aside.name}/, not graded")  # fmt: skip
+        elif stat.S_ISREG(mode):
             files.append((grading_order(rel, expected), info.st_size, rel))
     kept, over = 0, []
     for _, size, rel in sorted(files):
         if kept + size > MAX_BYTES:
-            move_aside(folder, rel, aside)
-            over.append(rel)
+            aside.move(folder, rel)
+            over.append(printable(rel))
         else:
             kept += size
     if over:
         problems.append(f"{len(over)} file(s) would take the submission past "
-                        f"{MAX_BYTES // 2**20} MiB: moved to {aside_name}/, not graded "
+                        f"{MAX_BYTES // 2**20} MiB: moved to {aside.name}/, not graded "
                         f"({', '.join(over[:5])}{', …' if len(over) > 5 else ''})")  # fmt: skip
     return problems
 
@@ -119,13 +117,18 @@ def intake(folder, assignment=ASSIGNMENT):
 
     Return what was wrong, in plain words.
     """
+    for place in (folder, os.path.dirname(folder)):  # submitted/<student>/<part>, <student>
+        if os.path.islink(place):  # intake would work wherever it points
+            os.unlink(place)
+            return [f"{printable(os.path.basename(place))} was a link, not a folder; it was "
+                    "removed, and nothing was graded"]  # fmt: skip
     if not os.path.isdir(folder):
         return [f"no {assignment}/ folder in this submission: nothing to grade"]
-    aside = folder.rstrip(os.sep) + ".set-aside"  # beside it in submitted/<student>/
-    expected = expected_notebooks(assignment)
-    problems = plain_tree(folder, aside, expected)
     student = os.path.basename(os.path.dirname(folder))  # submitted/<student>/<part>
-    problems += hand_ins.settle(folder, student, assignment, aside)
+    aside = Aside(os.path.dirname(folder), os.path.basename(folder) + ".set-aside")
+    expected = expected_notebooks(assignment)
+    problems = hand_ins.settle(folder, student, assignment, aside)  # first: the hand-in time
+    problems += plain_tree(folder, aside, expected)
     install_package(folder, assignment)  # the course's own copy, whatever the learner's holds
     readable = read_notebooks(folder)
     for name, ids in expected.items():
@@ -162,10 +165,14 @@ def intake_file(student, assignment=ASSIGNMENT):
 
 
 def save(student, problems, assignment=ASSIGNMENT):
-    """Write one student's intake problems of an assignment to judged/<student>/."""
+    """Write one student's intake problems of an assignment to judged/<student>/, whole or not
+    at all (a file written halfway would break every table that reads it)."""
     os.makedirs(os.path.join(JUDGED, student), exist_ok=True)
-    with open(intake_file(student, assignment), "w", encoding="utf-8") as f:
-        json.dump(problems, f, indent=1, ensure_ascii=False)
+    text = json.dumps([printable(p) for p in problems], indent=1, ensure_ascii=False)
+    path = intake_file(student, assignment)
+    with open(path + ".new", "w", encoding="utf-8") as f:
+        f.write(text)
+    os.replace(path + ".new", path)
 
 
 def load(student, assignment=ASSIGNMENT):
@@ -173,8 +180,12 @@ def load(student, assignment=ASSIGNMENT):
     path = intake_file(student, assignment)
     if not os.path.exists(path):
         return []
-    with open(path, encoding="utf-8") as f:
-        return json.load(f)
+    try:
+        with open(path, encoding="utf-8") as f:
+            said = json.load(f)
+    except (OSError, ValueError) as err:
+        return [f"intake's record {os.path.basename(path)} cannot be read ({err})"]
+    return [str(p) for p in said] if isinstance(said, list) else []
 
 
 def nbgrader_hook(assignment, student, notebooks):
@@ -194,7 +205,34 @@ def nbgrader_hook(assignment, student, notebooks):
     if not notebooks:
         return
     folder = os.path.dirname(os.path.abspath(notebooks[0]))
-    save(os.path.basename(os.path.dirname(folder)), intake(folder, assignment), assignment)
+    try:
+        problems = intake(folder, assignment)
+    except Exception as err:  # nbgrader would log it and grade the folder as it is: never that
+        problems = [not_graded(folder, err)]
+    save(os.path.basename(os.path.dirname(folder)), problems, assignment)
+    safe = os.path.isdir(folder) and not os.path.islink(folder)
     notebooks[:] = sorted(
-        os.path.join(folder, f) for f in os.listdir(folder) if f.endswith(".ipynb")
+        os.path.join(folder, f)
+        for f in (os.listdir(folder) if safe else [])
+        if f.endswith(".ipynb")
+    )  # none: nbgrader records that it graded nothing, and goes on to the next student
+
+
+class IntakeStuck(BaseException):
+    """A submission intake could neither make safe nor move away: grading stops (nbgrader lets
+    a BaseException from its hook through) rather than grade it as it is."""
+
+
+def not_graded(folder, err):
+    """Move a folder intake could not make safe away whole (kept, not graded); the sentence."""
+    try:
+        kept = fresh_folder(os.path.dirname(folder), os.path.basename(folder) + ".not-graded")
+        os.rename(folder, os.path.join(kept, os.path.basename(folder)))
+    except OSError as stuck:
+        raise IntakeStuck(f"{folder}: intake failed ({err!r}), and it could not be moved "
+                          f"away ({stuck!r}); move it out of submitted/, then grade again"
+                          ) from err  # fmt: skip
+    return (
+        f"intake could not make this folder safe to grade ({type(err).__name__}: {err}); it "
+        f"was moved whole to {os.path.basename(kept)}/, kept, and nothing of it is graded"
     )

@@ -22,7 +22,6 @@ import shutil
 import stat
 import unicodedata
 import zipfile
-import zlib
 
 from nbgrader.plugins import ExtractorPlugin
 
@@ -35,8 +34,7 @@ NAME_BYTES = 255  # the longest file name Linux takes
 FILE_MODE, FOLDER_MODE = 0o644, 0o755
 ARCHIVES = (".zip", ".gz")  # what nbgrader's own extractor would unpack again, nested
 CHUNK = 1 << 16
-UNREADABLE = (zipfile.BadZipFile, zipfile.LargeZipFile, zlib.error, EOFError, NotImplementedError,
-              RuntimeError, ValueError, OSError)  # fmt: skip
+METHODS = (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED)  # what every zip tool writes; both bounded
 
 
 class Refused(Exception):
@@ -75,11 +73,18 @@ def plan(z):
         raise Refused(f"it has {len(entries)} entries, more than {MAX_ENTRIES}")
     planned, files, folders = [], set(), set()
     for entry in entries:
-        parts, what = entry_parts(entry.filename), kind(entry)
-        if what == "link":
-            raise Refused(f"its entry {entry.filename!r} is a link or special file")
-        if not parts:
+        parts = entry_parts(entry.filename)
+        if not parts:  # "", or a name zipfile cut at a NUL: nothing to write
             continue
+        if kind(entry) == "link":
+            raise Refused(f"its entry {entry.filename!r} is a link or special file")
+        if entry.compress_type not in METHODS:  # bzip2 and lzma decompress without a bound
+            method = entry.compress_type
+            raise Refused(f"its entry {entry.filename!r} is compressed with method {method}, "
+                          "not stored or deflated as zip tools do")  # fmt: skip
+        if entry.flag_bits & 0x1:
+            raise Refused(f"its entry {entry.filename!r} is encrypted")
+        what = kind(entry)
         key = tuple(unicodedata.normalize("NFKC", p).casefold() for p in parts)
         above = {key[:i] for i in range(1, len(key))}
         if key in files or (what == "file" and key in folders) or above & files:
@@ -101,13 +106,25 @@ def make_folders(dest, parts):
     return path
 
 
+def pieces(z, entry):
+    """An entry's decompressed bytes, CHUNK at a time; whatever goes wrong in reading them is
+    the zip's fault (Refused), never the class's."""
+    try:
+        with z.open(entry) as data:
+            while chunk := data.read(CHUNK):
+                yield chunk
+    except Exception as err:  # damaged data, a bad checksum, a header that lies
+        raise Refused(f"it cannot be unpacked ({type(err).__name__}: {err})") from None
+
+
 def write_file(z, entry, path, budget):
-    """Decompress one entry into a new file of FILE_MODE; the bytes written (at most budget)."""
+    """Decompress one entry into a new file of FILE_MODE; the bytes written (at most budget).
+    An error writing is the disk's, and is raised as it is."""
     written = 0
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, FILE_MODE)
-    with os.fdopen(fd, "wb") as out, z.open(entry) as data:
+    with os.fdopen(fd, "wb") as out:
         os.fchmod(out.fileno(), FILE_MODE)
-        while chunk := data.read(CHUNK):
+        for chunk in pieces(z, entry):
             written += len(chunk)
             if written > budget:
                 raise Refused(f"it unpacks to more than {MAX_BYTES // 2**20} MiB")
@@ -115,28 +132,39 @@ def write_file(z, entry, path, budget):
     return written
 
 
-def unpack(zip_path, dest):
-    """Unpack one hand-in zip into a new folder dest; if it is unsafe, Refused and no dest."""
+def opened(zip_path):
+    """(ZipFile, plan) of a hand-in zip, read and checked whole; Refused if it cannot be."""
     if not zipfile.is_zipfile(zip_path):
         raise Refused("it is not a zip file")
     if os.path.getsize(zip_path) > MAX_BYTES:  # bounds what reading its directory costs
         raise Refused(f"it is larger than {MAX_BYTES // 2**20} MiB")
-    os.mkdir(dest, FOLDER_MODE)
     try:
-        with zipfile.ZipFile(zip_path) as z:
+        z = zipfile.ZipFile(zip_path)
+    except Exception as err:  # a directory that lies: this zip's fault, not the class's
+        raise Refused(f"it cannot be read as a zip ({type(err).__name__}: {err})") from None
+    try:
+        return z, plan(z)
+    except BaseException:
+        z.close()
+        raise
+
+
+def unpack(zip_path, dest):
+    """Unpack one hand-in zip into a new folder dest; if it is unsafe, Refused and no dest."""
+    z, planned = opened(zip_path)
+    with z:
+        os.mkdir(dest, FOLDER_MODE)
+        try:
             budget = MAX_BYTES
-            for entry, parts, what in plan(z):
+            for entry, parts, what in planned:
                 if what == "folder":
                     make_folders(dest, parts)
                     continue
                 folder = make_folders(dest, parts[:-1])
                 budget -= write_file(z, entry, os.path.join(folder, parts[-1]), budget)
-    except UNREADABLE as err:  # damaged, encrypted, badly named: this zip's fault, not the class's
-        shutil.rmtree(dest)
-        raise Refused(f"it cannot be unpacked ({type(err).__name__}: {err})") from None
-    except BaseException:
-        shutil.rmtree(dest)
-        raise
+        except BaseException:
+            shutil.rmtree(dest)
+            raise
 
 
 def set_aside(zip_path, part, reason):
@@ -163,7 +191,7 @@ class HandInExtractor(ExtractorPlugin):
         part = self.parent.coursedir.assignment_id
         for name in sorted(os.listdir(archive_path)):
             path = os.path.join(archive_path, name)
-            student = name[: -len(".zip")] if name.lower().endswith(".zip") else ""
+            student = name.removesuffix(".zip") if name.endswith(".zip") else ""  # as collected
             if not stat.S_ISREG(os.lstat(path).st_mode) or not STUDENT_ID.fullmatch(student):
                 self.log.warning("Left alone (not a <student>.zip file): %s", name)
                 continue

@@ -16,12 +16,14 @@ import logging
 import os
 import select
 import signal
+import stat
 import subprocess
 import sys
 import time
 
 from grading import course_user
 from grading.authoring import course
+from grading.machine import files
 from grading.nbgrader import records
 from grading.parts import ASSIGNMENT, suffix
 from grading.paths import GRADER_CONFIG, JUDGED, ROOT, SUBMITTED, db_url
@@ -40,21 +42,18 @@ def submission_seconds():
 
 def entries(student, assignment):
     """(relative path, kind, payload) of every file entry of a submission, in a fixed order: a
-    regular file's bytes ("file"), a link's target ("link"), or None ("special"). Links are
-    never followed."""
+    regular file's sha256 ("file", read in pieces), a link's target ("link"), or None
+    ("special"). Links are never followed, and a tree of any depth is walked without recursion
+    (OSError for what cannot be read: the submission is then graded, not skipped)."""
     folder = os.path.join(SUBMITTED, student, assignment)
-    for here, _, files in sorted(os.walk(folder)):
-        for name in sorted(files):
-            path = os.path.join(here, name)
-            relative = os.path.relpath(path, folder)
-            if os.path.islink(path):
-                yield relative, "link", os.readlink(path)
-            elif not os.path.isfile(path):
-                yield relative, "special", None
-            else:
-                fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
-                with os.fdopen(fd, "rb") as f:
-                    yield relative, "file", f.read()
+    for relative, info, _ in files.walk(folder):
+        path = os.path.join(folder, relative)
+        if stat.S_ISLNK(info.st_mode):
+            yield relative, "link", os.readlink(path)
+        elif stat.S_ISREG(info.st_mode):
+            yield relative, "file", files.file_digest(path)
+        elif not stat.S_ISDIR(info.st_mode):
+            yield relative, "special", None
 
 
 def digest_of(listed):
@@ -63,7 +62,7 @@ def digest_of(listed):
     for relative, kind, payload in listed:
         digest.update(os.fsencode(relative) + b"\0")  # a name need not be UTF-8
         if kind == "file":
-            digest.update(hashlib.sha256(payload).digest())
+            digest.update(payload)  # the file's own sha256
         else:
             digest.update(os.fsencode(payload) if kind == "link" else b"special")
     return digest.hexdigest()

@@ -72,6 +72,11 @@ def test_no_text_cell_of_an_export_starts_like_a_formula():
                 assert not starts == "-" or float(cell) == pytest.approx(-0.5), cell
 
 
+@pytest.mark.parametrize("cell", [" =1+1", "\u200b=1+1", "\x00=1+1", "\n=1+1", "\ufeff@SUM(A1)"])
+def test_a_formula_behind_spaces_or_invisible_characters_is_written_as_text(cell):
+    assert tables.safe_cell(cell) == "'" + cell
+
+
 def test_no_penalty_is_written_0_not_minus_0():
     assert [layouts.number(v) for v in (-0.0, -1e-9, -0.5, 0.0)] == ["0", "0", "-0.5", "0"]
 

@@ -102,8 +102,39 @@ def test_a_damaged_zip_is_refused_not_raised(tmp_path):
     """A zip whose data does not match its checksum is this zip's problem, never the class's."""
     path = make_zip(tmp_path / "learner.zip", [("model.py", b"import math\n" * 50, 0)])
     data = bytearray(path.read_bytes())
-    data[60] ^= 0xFF  # inside the compressed bytes of the one entry
+    data[30 + len("model.py") + 2] ^= 0xFF  # inside the compressed bytes, past the local header
     path.write_bytes(bytes(data))
     with pytest.raises(unpack.Refused, match="cannot be unpacked"):
+        unpack.unpack(path, tmp_path / "out")
+    assert not os.path.lexists(tmp_path / "out")
+
+
+def test_a_method_that_decompresses_without_bound_is_refused(tmp_path):
+    """bzip2 packs 1 GiB of zeros into under a kilobyte, and zipfile decompresses a bzip2 or
+    lzma read without a limit: such entries are refused before any is read."""
+    path = tmp_path / "bomb.zip"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_BZIP2) as z:
+        z.writestr("model.py", b"import math\n")
+    with pytest.raises(unpack.Refused, match="compressed with method 12"):
+        unpack.unpack(path, tmp_path / "out")
+
+
+def test_an_entry_with_no_name_is_passed_over(tmp_path):
+    """An empty name (or one that starts with NUL, which zipfile cuts there) names nothing."""
+    path = make_zip(tmp_path / "learner.zip", [("model.py", b"import math\n", 0), ("", b"", 0)])
+    unpack.unpack(path, tmp_path / "out")
+    assert tree(tmp_path / "out") == {"model.py": 0o644}
+
+
+def test_a_bad_lzma_header_is_refused_not_raised(tmp_path):
+    """A 148-byte zip whose lzma properties are invalid raised LZMAError out of the extractor and
+    stopped the class's collection; its method alone refuses it now."""
+    path = tmp_path / "learner.zip"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_LZMA) as z:
+        z.writestr("model.py", b"import math\n")
+    data = bytearray(path.read_bytes())
+    data[30 + len("model.py") + 4] = 0xFF  # the lzma properties' first byte
+    path.write_bytes(bytes(data))
+    with pytest.raises(unpack.Refused):
         unpack.unpack(path, tmp_path / "out")
     assert not os.path.lexists(tmp_path / "out")
