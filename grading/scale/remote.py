@@ -29,7 +29,7 @@ from grading import course_user
 from grading.machine import files
 from grading.parts import PARTS
 from grading.paths import ROOT, STUDENT_ID
-from grading.scale.server import Server, digest_of, entries
+from grading.scale.server import Server, digest_of, entries, submission_folder
 
 MAX_PACKAGE_BYTES = 64 << 20  # a submission is about 0.5 MiB; anything near this is not one
 ROOT_WORKER = (
@@ -49,13 +49,19 @@ def pack(student, assignment, execute=True):
     """A submission as one task's data: its regular files' bytes (links and special files stay
     behind: intake would remove them), its digest, and the lane (execute or not)."""
     listed = list(entries(student, assignment))
-    files = [[relative, payload] for relative, kind, payload in listed if kind == "file"]
-    size = sum(len(payload) for _, payload in files)
-    if size > MAX_PACKAGE_BYTES:
-        raise CannotShip(f"{size / 2**20:.0f} MiB of files: more than a Dask task carries")
-    digest = digest_of(listed)
+    folder = submission_folder(student, assignment)
+    shipped, size = [], 0
+    for relative, kind, _ in listed:
+        if kind == "file":
+            try:  # read once, and no further than a task carries
+                data = files.read_regular(os.path.join(folder, relative), MAX_PACKAGE_BYTES - size)
+            except files.TooLarge:
+                raise CannotShip(f"more than {MAX_PACKAGE_BYTES // 2**20} MiB of files: more "
+                                 "than a Dask task carries") from None  # fmt: skip
+            size += len(data)
+            shipped.append([relative, data])
     return {"student": student, "assignment": assignment, "execute": bool(execute),
-            "digest": digest, "course": course_version(), "files": files}  # fmt: skip
+            "digest": digest_of(listed), "course": course_version(), "files": shipped}  # fmt: skip
 
 
 # What decides a grade, the same on every machine: (file or folder, the kinds of file counted)

@@ -40,12 +40,17 @@ def submission_seconds():
 # ── what "already graded" means ──
 
 
+def submission_folder(student, assignment):
+    """submitted/<student>/<assignment>/."""
+    return os.path.join(SUBMITTED, student, assignment)
+
+
 def entries(student, assignment):
     """(relative path, kind, payload) of every file entry of a submission, in a fixed order: a
     regular file's sha256 ("file", read in pieces), a link's target ("link"), or None
     ("special"). Links are never followed, and a tree of any depth is walked without recursion
     (OSError for what cannot be read: the submission is then graded, not skipped)."""
-    folder = os.path.join(SUBMITTED, student, assignment)
+    folder = submission_folder(student, assignment)
     for relative, info, _ in files.walk(folder):
         path = os.path.join(folder, relative)
         if stat.S_ISLNK(info.st_mode):

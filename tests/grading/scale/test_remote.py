@@ -79,7 +79,7 @@ def test_a_package_names_a_real_student_and_part(course, tmp_path):
 
 
 def test_a_submission_larger_than_a_task_carries_stays_home(course, monkeypatch):
-    size = sum(len(payload) for _, kind, payload in server.entries(STUDENT, PART))
+    size = sum(len(data) for _, data in remote.pack(STUDENT, PART)["files"])
     monkeypatch.setattr(remote, "MAX_PACKAGE_BYTES", size - 1)
     with pytest.raises(remote.CannotShip, match="more than a Dask task carries"):
         remote.pack(STUDENT, PART)
