@@ -25,17 +25,32 @@ LINE_BYTES = 12  # nbformat writes each line of a text as a string of its own, i
 OUTPUT_BYTES = 100  # an output's own keys and brackets in the file
 
 
-def size_of(content):
+def size_of(content, within=None):
     """The bytes an output with this content takes in the notebook's file, at most: its JSON
     with every non-ASCII character escaped (nbformat writes UTF-8, never longer), each line of
-    text on a line of its own, and the output's own keys."""
+    text on a line of its own, and the output's own keys. Content whose text alone is longer
+    than `within` is said to be within + 1 without writing its JSON (a flood's message can be
+    hundreds of MB: another copy of it is what the caps are there to spare)."""
+    if within is not None and text_length(content) > within:
+        return within + 1
     dumped = json.dumps(content)
     return len(dumped) + LINE_BYTES * dumped.count("\\n") + OUTPUT_BYTES
 
 
-def shown_size(output):
+def text_length(value):
+    """The characters of every string in a JSON value (no copy made): less than its JSON."""
+    if isinstance(value, str):
+        return len(value)
+    if isinstance(value, dict):
+        return sum(len(str(key)) + text_length(item) for key, item in value.items())
+    if isinstance(value, list | tuple):
+        return sum(text_length(item) for item in value)
+    return 0
+
+
+def shown_size(output, within=None):
     """size_of what a display update replaces in an output: its data and their metadata."""
-    return size_of({"data": output.get("data"), "metadata": output.get("metadata")})
+    return size_of({"data": output.get("data"), "metadata": output.get("metadata")}, within)
 
 
 def mebibytes(count):
@@ -127,7 +142,7 @@ class CappedOutputs:
         """Keep an output only within the budget; the first one dropped leaves the note."""
         if self.clear_before_next_output:  # nbclient clears the cell before keeping this one
             self.budget.cleared(cell_index)
-        if self.budget.take(cell_index, size_of(msg["content"])):
+        if self.budget.take(cell_index, size_of(msg["content"], self.budget.cell_cap)):
             return super().output(outs, msg, display_id, cell_index)
         self.drop(outs, cell_index)
         return None
@@ -146,7 +161,8 @@ class CappedOutputs:
             for index, found in self._display_id_map.get(display_id, {}).items()
             for k in found
         ]
-        grows = sum(shown_size(msg["content"]) - shown_size(output) for output in shown)
+        new = shown_size(msg["content"], self.budget.cell_cap)
+        grows = sum(new - shown_size(output) for output in shown)
         if grows <= 0 or self.budget.take(self._cell_index, grows):
             super()._update_display_id(display_id, msg)
         else:
