@@ -51,6 +51,7 @@ from grading import parts
 from grading.judge import core
 from grading.machine import cgroups, sandbox
 from grading.nbgrader import deadlines
+from grading.nbgrader.output_caps import Budget, CappedOutputs
 from grading.parts import ASSIGNMENT
 from grading.paths import JUDGED, SUBMITTED, masters
 from grading.scale import warm_kernels
@@ -383,12 +384,15 @@ def launcher_arguments(cmd):
     return None
 
 
-class SandboxedExecute(Execute):
+class SandboxedExecute(CappedOutputs, Execute):
     """nbgrader's Execute with the kernel in the sandbox.
 
     The kernel works on a private copy of the submission; nothing it does is read back but the
-    outputs it sends. Whatever happens to the kernel, the submission is not dropped.
+    outputs it sends, and those only up to the caps of output_caps. Whatever happens to the
+    kernel, the submission is not dropped.
     """
+
+    store_widget_state = Bool(False)  # a widget's state is output the caps would not see
 
     warm_kernels = Bool(
         False,
@@ -402,7 +406,7 @@ class SandboxedExecute(Execute):
         km.runtime = sandbox.socket_folder(self._sockets)
         km.staging, km.handed_in = self._staging, self._handed_in
         km.forker = self._forker
-        km.edition = self._edition
+        km.edition = self.edition
         km.connection_file = os.path.join(km.runtime, "kernel.json")
         km.ip = os.path.join(km.runtime, "ipc")
         self._km = km
@@ -455,7 +459,8 @@ class SandboxedExecute(Execute):
         """Run sandboxed on a staged copy; whatever the kernel does is noted, never fatal."""
         sandbox.require()
         self.kernel_manager_class = SandboxedKernelManager
-        resources["attention_edition"] = self._edition = edition_of(nb)
+        resources["attention_edition"] = self.edition = edition_of(nb)
+        self.budget = Budget()
         note_outputs_handed_in(nb, False)  # the kernel's outputs, not the learner's saved ones
         submission = os.path.abspath(resources.get("metadata", {}).get("path") or ".")
         self._forker, self._km = self.warm_sandbox(submission), None
@@ -476,6 +481,9 @@ class SandboxedExecute(Execute):
             )
             return nb, resources
         finally:
+            capped = self.budget.problem(resources["nbgrader"]["notebook"])
+            if capped:
+                add_problem(resources, capped)
             if self._km is not None:
                 self._km.end_sandbox()  # confirmed: no process of this notebook is left
             if self._forker is None:

@@ -13,9 +13,10 @@ an eighth of the cost; the last also carries saved outputs that forge a verdict 
 which the no-execution lane's pages must show as the learner's own. Each lane must leave: the
 gradebook intact; every file outside the submissions unchanged in content and mode, canaries
 outside the course included; every submission graded at its honest score; no learner process
-left; no autograded folder larger than the submission. The farm lane's run is the hostile
-class's (tests/grading/conftest.py), which grades this class among the others; the other lanes
-grade this class alone.
+left; no autograded folder larger than the submission; a kernel's output floods cut at the caps
+as they arrive, and its 3 GiB refused. The farm lane's run is the hostile class's
+(tests/grading/conftest.py), which grades this class among the others; the other lanes grade
+this class alone.
 """
 
 import json
@@ -30,14 +31,17 @@ from checkpoints import i18n
 from grading import classroom, course_user
 from grading.authoring import course
 from grading.machine import sandbox
+from grading.nbgrader import output_caps
 from grading.nbgrader.preprocess import outputs_handed_in
 from grading.parts import ASSIGNMENT
 from grading.paths import AUTOGRADED, FEEDBACK, ROOT
 from tests.fixtures import hostile
 from tests.fixtures.display_pages import Boxed, formgrader_page
 from tests.fixtures.hostile_watch import (
+    FLOODS,
     FORGED,
     LANE_CLASS,
+    MOVED,
     VICTIM,
     Listener,
     Watch,
@@ -135,6 +139,33 @@ def test_nothing_a_kernel_wrote_reaches_the_autograded_folder(graded):
         assert not any(n.startswith("HOSTILE-fill") for n in names), (graded["lane"], student)
         assert size < graded["submitted"][student] + (4 << 20), (graded["lane"], student)
         assert "08-notes.ipynb" in names, (graded["lane"], student)
+
+
+@pytest.mark.parametrize("flood", FLOODS)
+def test_an_output_flood_is_cut_as_it_arrives(graded, flood):
+    """A cell printing hundreds of MB (in one write, or line by line): its autograded notebook
+    stays under the notebook's cap, the cell says where its output was cut, and the problems
+    column names the cap; its submission still scores honestly (above). The no-execution lane
+    runs nothing, so it has nothing to cut."""
+    where = MOVED[flood].student, MOVED[flood].notebook
+    size, texts, _ = graded["printed"][where]
+    assert size < output_caps.NOTEBOOK_BYTES + (1 << 20), (graded["lane"], flood, size)
+    if graded["lane"] == "noexec":
+        return
+    limit = output_caps.mebibytes(output_caps.CELL_BYTES)
+    note = i18n.lookup("judge", "output_cut_cell", "en").format(limit=limit)
+    assert any(note in text for text in texts), (graded["lane"], flood, [t[:80] for t in texts])
+    said = [p for p in graded["problems"][where[0]] if p.startswith(f"{where[1][:-6]}: output")]
+    assert said and f"{limit} per cell" in said[0], (graded["lane"], graded["problems"][where[0]])
+
+
+def test_the_kernels_memory_limit_holds(graded):
+    """A cell that asks for 3 GiB is refused in the kernel (MemoryError: the sandbox's limits,
+    cold kernels and warm ones alike), and the run goes on."""
+    where = MOVED["h-res-memory"].student, MOVED["h-res-memory"].notebook
+    _, _, errors = graded["printed"][where]
+    if graded["lane"] != "noexec":  # which runs no kernel
+        assert "MemoryError" in errors, (graded["lane"], errors)
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="the hand-over to the course user is root's")
