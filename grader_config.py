@@ -116,10 +116,10 @@ def configure(c):
     # in the instructor's browser (grading/nbgrader/display.py).
     c.HTMLExporter.preprocessors = ["grading.nbgrader.display.SafeDisplay"]
     c.HTMLExporter.filters = {"markdown2html": "grading.nbgrader.display.markdown2html"}
-    # Both load the course's MathJax, Safe and offline, once make has set it up (without npm they
-    # keep nbgrader's templates, MathJax from the web): grading/nbgrader/mathjax.py.
-    if mathjax.served():
-        c.HTMLExporter.extra_template_basedirs = mathjax.template_basedirs()
+    # Both load the course's MathJax, Safe (no links, styles or classes from a formula) and
+    # offline: grading/nbgrader/mathjax.py. Before make has set the copy up, the pages show the
+    # maths as TeX rather than load nbgrader's MathJax from the web with its looser Safe mode.
+    c.HTMLExporter.extra_template_basedirs = mathjax.template_basedirs()
     # Autograded notebooks keep each hidden cell as the gradebook holds it (QuietOverwriteCells):
     # the feedback pages show it as the release did, without its hidden-tests block.
     c.GenerateFeedback.preprocessors = [nbp.GetGrades, CSSHTMLHeaderPreprocessor,

@@ -29,8 +29,9 @@ def point_pages_at_copy(folder):
                 f.write(local)
 
 
-def keep_only_pages(folder):
-    """Remove everything nbgrader copied beside the pages (model.py, outputs/, checkpoints/...).
+def keep_only_pages(folder, pages):
+    """Remove everything nbgrader copied beside the pages (model.py, outputs/, checkpoints/, and
+    an .html file of the learner's, which the formgrader would serve as a page of its own).
 
     Feedback is the pages: the learner has their own files, and a copy of a large submission
     should not double on the instructor's disk.
@@ -39,7 +40,7 @@ def keep_only_pages(folder):
         path = os.path.join(folder, name)
         if stat.S_ISDIR(os.lstat(path).st_mode):
             shutil.rmtree(path)
-        elif not name.endswith(".html"):
+        elif name not in pages:
             os.unlink(path)
 
 
@@ -51,6 +52,7 @@ def nbgrader_hook(assignment, student, notebooks):
         folder = os.path.join(FEEDBACK, student_id, part)
         if not os.path.isdir(folder):
             return
-        keep_only_pages(folder)
+        pages = {os.path.splitext(os.path.basename(n))[0] + ".html" for n in notebooks}
+        keep_only_pages(folder, pages)
         if copy_mathjax(folder):
             point_pages_at_copy(folder)

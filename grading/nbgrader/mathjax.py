@@ -10,9 +10,10 @@ unpacks MathJax 2.7.9 from the npm registry into .venv/mathjax, and from it:
 - .venv's Jupyter servers (the formgrader's) serve the same files at <base>static/course-mathjax/,
   from .venv/static/, which .venv/etc/jupyter/jupyter_server_config.json names (`serve()`);
 - both pages load them through the course's template macro (grading/nbgrader/templates/), with
-  Safe mode on and no link from any formula (a learner's `\\href{…}{…}` shows its text only);
-  the page also refuses to follow a javascript: link, whatever made one. grader_config.py sets
-  those templates once the copy is served.
+  Safe mode on and no link, style, class, id, size or extension from any formula (a learner's
+  `\\href{…}{…}` shows its text only, and `\\style{cursor:url(/logout)}` fetches nothing); the
+  page also refuses to follow a javascript: link, whatever made one. grader_config.py always
+  sets those templates: before the copy is made, the maths shows as TeX, never looser.
 """
 
 import importlib.util
@@ -84,12 +85,6 @@ def serve_static_folder(folder):
     with open(JUPYTER_CONFIG, "w", encoding="utf-8") as f:
         json.dump(config, f, indent=2)
         f.write("\n")
-
-
-def served():
-    """True once `serve()` has run: the formgrader can load the course's copy."""
-    copy = os.path.join(STATIC, SERVED_NAME, "MathJax.js")
-    return os.path.isfile(copy) and os.path.isfile(JUPYTER_CONFIG)
 
 
 def template_basedirs():

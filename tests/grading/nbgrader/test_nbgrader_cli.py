@@ -27,8 +27,10 @@ RUN = f"document.title='{PWNED}'"
 SCRIPT = f'<script>{RUN}</script><img src=x onerror="{RUN}">'
 READER = "cli-reads-solutions"  # the student edition with every solution cell deleted or unmarked
 HINT = "click for the hint"  # and formulas in notebook 1 that link it to a script, and a page:
+BEACON = "http://127.0.0.2:9/beacon.cur"  # a formula's style would fetch it (a logout, say)
 SCRIPT_LINK = (f"Stuck? $\\href{{javascript:{RUN}}}{{\\text{{{HINT}}}}}$ "
-               f"or $\\href{{http://127.0.0.1:8888/formgrader}}{{\\text{{{HINT}}}}}$")  # fmt: skip
+               f"or $\\href{{http://127.0.0.1:8888/formgrader}}{{\\text{{{HINT}}}}}$ "
+               f"or $\\style{{cursor:url({BEACON}),auto}}{{\\text{{{HINT}}}}}$")  # fmt: skip
 
 
 def kill_the_kernel(folder):
@@ -102,6 +104,8 @@ def graded():
     reader = os.path.join(classroom.SUBMITTED, READER, "attention")
     shutil.copytree(course.release_folder(), reader)
     without_solution_cells(reader)
+    with open(os.path.join(reader, "notes.html"), "w") as f:  # the formgrader would serve it
+        f.write(SCRIPT)
     link_a_script(reader)
     nbgrader("autograde", "attention", "--student", READER, "--force")
     nbgrader("generate_feedback", "attention", "--student", READER, "--force")
@@ -357,10 +361,20 @@ def test_the_formgrader_runs_no_script_of_the_learner(graded):
     assert SCRIPT in text and "not shown here: text/html" in text
 
 
+def test_feedback_holds_the_notebooks_pages_and_no_page_of_the_learners(graded):
+    """A learner's own notes.html is not copied beside the pages: the formgrader serves that
+    folder's files as pages of the instructor's server."""
+    folder = os.path.join(ROOT, "feedback", READER, "attention")
+    pages = {name[: -len(".ipynb")] + ".html" for name in os.listdir(course.release_folder())
+             if name.endswith(".ipynb")}  # fmt: skip
+    assert set(os.listdir(folder)) == pages | {"mathjax"}
+
+
 @pytest.mark.browser
 def test_no_formula_links_a_script_and_the_maths_renders_offline(graded):
     """chromium, on the feedback page and the formgrader's page of the notebook whose Markdown
-    holds `$\\href{javascript:…}{…}$` and `$\\href{http://…}{…}$`: each typesets its maths with
+    holds `$\\href{javascript:…}{…}$`, `$\\href{http://…}{…}$` and a `\\style` whose cursor is an
+    address (fetched as soon as it is typeset, with the instructor's cookies): each typesets with
     the course's MathJax (no request for a MathJax file fails, none leaves 127.0.0.1 or the disk),
     each formula is its text, not a link, no element of either page has a javascript: address,
     and either page refuses to follow one that a script puts in."""
@@ -372,6 +386,6 @@ def test_no_formula_links_a_script_and_the_maths_renders_offline(graded):
         seen = formgrader_page.maths([("file://" + feedback, "file://"), (formgraded, base)],
                                      HINT, "script-link")  # fmt: skip
     for url, page in seen.items():
-        assert page["typeset"] and page["formulas"] == [False, False], (url, page)
+        assert page["typeset"] and page["formulas"] == [False, False, False], (url, page)
         assert page["scripts"] == [] and page["guarded"], (url, page)
         assert page["failed"] == page["refused"] == [], (url, page)

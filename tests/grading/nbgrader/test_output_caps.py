@@ -99,13 +99,14 @@ def test_cleared_output_no_longer_counts(client):
 
 
 def test_a_display_update_counts_once_for_every_output_it_rewrites(client):
-    """Twenty small outputs under one display id, then one update of 200 characters: it would
-    rewrite all twenty (4,000 bytes and more in the file), so it is dropped; a small one is not."""
+    """Twenty small outputs under one display id, ten in each of two cells, then one update of
+    400 characters: it would add over 4,000 bytes to each of those cells, so it is dropped; a
+    small one is not."""
     shown = message("display_data", data={"text/plain": "."}, metadata={},
                     transient={"display_id": "d"})  # fmt: skip
     for index in range(2):
         send(client, index, *[shown] * 10)
-    big = message("update_display_data", data={"text/plain": "z" * 200}, metadata={},
+    big = message("update_display_data", data={"text/plain": "z" * 400}, metadata={},
                   transient={"display_id": "d"})  # fmt: skip
     outputs = send(client, 2, big)
     assert all(o["data"]["text/plain"] == "." for c in client.nb.cells[:2] for o in c.outputs)
@@ -147,3 +148,68 @@ def test_no_widget_is_mimicked(client):
                      data={"state": state, "buffer_paths": []})  # fmt: skip
     send(client, 0, opened)
     assert client.comm_objects == {} and client.widget_state == {}
+
+
+def test_an_update_counts_in_the_cell_that_holds_the_output_whatever_clears_after(client):
+    """An update sent from cell 2 grows an output of cell 0: cell 0 holds it, and cell 2
+    clearing its own outputs takes nothing off (otherwise every cell could grow cell 0 again)."""
+    send(client, 0, message("display_data", data={"text/plain": "."}, metadata={},
+                            transient={"display_id": "d"}))  # fmt: skip
+    send(client, 2, message("update_display_data", data={"text/plain": "u" * 2000}, metadata={},
+                            transient={"display_id": "d"}),
+         message("clear_output", wait=False))  # fmt: skip
+    assert (
+        client.budget.held[0] > 2000
+        and client.nb.cells[0].outputs[0]["data"]["text/plain"][0] == "u"
+    )
+
+
+def test_a_delayed_clear_happens_even_when_the_next_output_is_dropped(client):
+    """clear_output(wait=True), then an output over the cap: the old outputs go (nbclient would
+    keep them while the budget counted them gone)."""
+    outputs = send(client, 0, printed("o" * 2000), message("clear_output", wait=True),
+                   printed("x" * (CELL + 100)))  # fmt: skip
+    assert not any("o" * 100 in o.get("text", "") for o in outputs)
+    assert [o["text"] for o in outputs] == [note(client, "cell")]
+
+
+def test_the_note_is_written_once_a_cell_however_often_it_clears(client):
+    send(client, 0, printed("w" * (CELL - 400)), printed("w" * (CELL - 400)))  # near the total
+    send(client, 1, printed("w" * (CELL - 400)))
+    for _ in range(50):
+        outputs = send(client, 1, message("clear_output", wait=True), printed("y" * 3000))
+    assert len(outputs) <= 1
+
+
+@pytest.mark.parametrize("levels", [450, 5000])
+def test_deeply_nested_metadata_is_dropped_without_recursion(client, levels):
+    nested = []
+    for _ in range(levels):
+        nested = [nested]
+    outputs = send(client, 0, message("display_data", data={"text/plain": "."},
+                                      metadata={"m": nested}))  # fmt: skip
+    assert [o.get("text") for o in outputs] == [note(client, "cell")]
+
+
+def test_display_ids_too_long_or_too_many_are_not_kept(client):
+    """nbclient keeps every display id it saw until the notebook ends: a long one, or one past
+    MAX_IDS, is taken away (its output stays, counted like any other)."""
+    long_id = "z" * (output_caps.ID_CHARS + 1)
+    client.budget = output_caps.Budget()  # the course's own caps: many small outputs fit
+    send(client, 0, message("display_data", data={"text/plain": "."}, metadata={},
+                            transient={"display_id": long_id}))  # fmt: skip
+    for k in range(output_caps.MAX_IDS + 5):
+        shown = message("display_data", data={"text/plain": "."}, metadata={},
+                        transient={"display_id": f"id{k}"})  # fmt: skip
+        send(client, 1, shown, message("clear_output"))
+    assert (
+        long_id not in client._display_id_map and len(client._display_id_map) == output_caps.MAX_IDS
+    )
+    assert client.nb.cells[0].outputs[0]["data"]["text/plain"] == "."
+
+
+def test_an_execution_count_that_is_not_a_number_is_not_kept(client):
+    cell = client.nb.cells[0]
+    cell.metadata["execution"] = {}  # where nbclient notes the time of a status
+    send(client, 0, message("status", execution_state="busy", execution_count="9" * 10_000))
+    assert cell.execution_count is None
