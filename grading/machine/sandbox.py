@@ -177,7 +177,8 @@ def python_binds(stdlib_only=False):
 def venv_overlay():
     """A host folder (this process's, removed at exit) with the venv's pyvenv.cfg and bin/ as
     they must read inside the sandbox."""
-    folder = tempfile.mkdtemp(prefix="attn-python-")
+    sweep_overlays()
+    folder = tempfile.mkdtemp(prefix=f"{OVERLAY_PREFIX}{os.getpid()}-")
     os.chmod(folder, 0o755)
     atexit.register(shutil.rmtree, folder, True)
     version = ".".join(map(str, sys.version_info[:3]))
@@ -188,6 +189,37 @@ def venv_overlay():
     for name in ("python", "python3", f"python{sys.version_info[0]}.{sys.version_info[1]}"):
         os.symlink(inside(STDLIB_PYTHON), os.path.join(folder, "bin", name))
     return folder
+
+
+OVERLAY_PREFIX = "attn-python-"  # then the pid of the process that made it
+
+
+def sweep_overlays():
+    """Remove this user's overlays whose process has ended: one killed by a signal (a grading
+    server the farm stopped) runs no atexit handler. Only folders this uid owns, never a link."""
+    top = tempfile.gettempdir()
+    for name in os.listdir(top):
+        pid = name[len(OVERLAY_PREFIX) :].partition("-")[0]
+        if not name.startswith(OVERLAY_PREFIX) or not pid.isdigit():
+            continue
+        path = os.path.join(top, name)
+        try:
+            info = os.lstat(path)
+        except FileNotFoundError:  # another process swept it first
+            continue
+        if stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid() and not alive(int(pid)):
+            shutil.rmtree(path, ignore_errors=True)
+
+
+def alive(pid):
+    """Whether a process of that pid exists (of any user)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def remove_overlay():

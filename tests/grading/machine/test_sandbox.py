@@ -449,3 +449,18 @@ def test_a_group_that_will_not_freeze_is_ended_all_the_same(monkeypatch):
     seen = identities(members)
     sandbox.end(process, group)
     assert survivors(seen) == []
+
+
+def test_an_overlay_left_by_a_process_that_ended_is_swept(tmp_path, monkeypatch):
+    """A grading server ended by a signal runs no atexit handler: the next process of the same
+    user removes its overlay, and leaves a living process's alone."""
+    monkeypatch.setattr(sandbox.tempfile, "gettempdir", lambda: str(tmp_path))
+    ended = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                           capture_output=True, text=True, check=True)  # fmt: skip
+    dead = tmp_path / f"{sandbox.OVERLAY_PREFIX}{ended.stdout.strip()}-x1"
+    living = tmp_path / f"{sandbox.OVERLAY_PREFIX}{os.getpid()}-x2"
+    other = tmp_path / f"{sandbox.OVERLAY_PREFIX}notapid"
+    for folder in (dead, living, other):
+        (folder / "bin").mkdir(parents=True)
+    sandbox.sweep_overlays()
+    assert not dead.exists() and living.exists() and other.exists()
