@@ -5,6 +5,7 @@ changing nothing that is already right. Unlike the course user they have homes (
 the hub starts each one's JupyterLab there.
 """
 
+import fcntl
 import os
 import pwd
 
@@ -17,9 +18,7 @@ def make(name):
     """As root: the account name with its home (made when missing, its home's mode set); its
     pwd entry."""
     if course_user.account(name) is None:
-        print(f"Creating the hub account {name} (its own uid and home)", flush=True)
-        course_user.run(["useradd", "--create-home", "--user-group", "--shell", "/bin/bash",
-                         name])  # fmt: skip
+        created(name)
     user = pwd.getpwnam(name)
     home = os.open(user.pw_dir, course_user.FOLDER_ONLY)
     try:
@@ -31,6 +30,21 @@ def make(name):
     finally:
         os.close(home)
     return user
+
+
+def created(name):
+    """useradd name, under the course user's set-up lock: two account tools at once would find
+    /etc/passwd locked, and one of them would fail."""
+    lock = os.open(course_user.SETUP_LOCK, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC,
+                   0o600)  # fmt: skip
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if course_user.account(name) is None:
+            print(f"Creating the hub account {name} (its own uid and home)", flush=True)
+            course_user.run(["useradd", "--create-home", "--user-group", "--shell", "/bin/bash",
+                             name])  # fmt: skip
+    finally:
+        os.close(lock)  # and with it the lock
 
 
 def uids(names):

@@ -105,6 +105,9 @@ def answers(port, child):
 def stop():
     """End the hub (it stops its servers and proxy), then whatever of its is left; 0 when
     nothing is, 1 (saying what) when something outlived it."""
+    if os.geteuid() != 0:
+        raise SystemExit("make hub-stop needs root: the hub and its learners' servers are root's "
+                         "and the learners'")  # fmt: skip
     pid = hub_pid()
     if pid:
         os.kill(pid, signal.SIGTERM)
