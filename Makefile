@@ -10,7 +10,7 @@ export PYTHONPATH := $(CURDIR)
 # SYSTEM_INSTALL=0: only tell. BWRAP=/path: the sandbox's bubblewrap, if not the one on PATH.
 SYSTEM := $(PYTHON) -m grading system
 
-.PHONY: reach dask-worker course-user system-test system-grading system-feedback system-demo system-browser system-site system-postgres site collect bench-site lab lint format test test-fast test-quick postgres postgres-stop bench-grading bench-judge bench-similar release autograde feedback grades report similar roster export demo reference fingerprints notebooks bench sandbox clean
+.PHONY: reach dask-worker course-user system-test system-grading system-feedback system-demo system-browser system-site system-hub system-postgres site collect bench-site lab lint format test test-fast test-quick postgres postgres-stop hub hub-stop bench-grading bench-judge bench-similar release autograde feedback grades report similar roster export demo reference fingerprints notebooks bench sandbox clean
 
 # .venv is made from the course's own copy of the interpreter (.python/, grading/machine/interpreter.py):
 # the course user and every sandbox can run it, wherever PYTHON was installed.
@@ -37,6 +37,17 @@ $(BIN)/.torch: $(BIN)/.installed requirements-torch.txt
 	$(BIN)/pip install --quiet --disable-pip-version-check -r requirements-torch.txt
 	touch $@
 
+# make hub's JupyterHub and authenticator (requirements-hub.txt), and its proxy from the npm registry,
+# in .venv/hub-proxy/ (nothing installed globally)
+$(BIN)/.hub: $(BIN)/.installed requirements-hub.txt
+	$(BIN)/pip install --quiet --disable-pip-version-check -r requirements-hub.txt
+	touch $@
+
+CHP_VERSION := 5.3.0
+HUB_PROXY := $(VENV)/hub-proxy/node_modules/.bin/configurable-http-proxy
+$(HUB_PROXY): | $(BIN)/.installed
+	npm install --silent --no-audit --no-fund --prefix $(VENV)/hub-proxy configurable-http-proxy@$(CHP_VERSION)
+
 env: $(BIN)/.installed
 
 # As root, grading hands itself over to the course user (grading/course_user.py), which must be able
@@ -57,6 +68,8 @@ system-browser:
 	@$(SYSTEM) browser
 system-site:
 	@$(SYSTEM) node
+system-hub:
+	@$(SYSTEM) npm node
 system-postgres:
 	@$(SYSTEM) postgres
 
@@ -85,6 +98,17 @@ lab: $(BIN)/.installed
 		--LabApp.workspaces_dir="$$PWD/.lab/workspaces" --LabApp.user_settings_dir="$$PWD/.lab/user-settings" \
 		$(LAB_FLAGS) $(FIRST_NOTEBOOK)
 
+## make hub: the course on a JupyterHub of this machine, in the background (as root): learner1, learner2
+## and instructor1 as system accounts, each one's JupyterLab run as them with make lab's workspace and
+## settings (EDITION=ko or ja); it prints the address and the demo logins. HUB_PORT=N: not 8000.
+## make hub-stop: the hub and every server it started (docs/hub.md)
+HUB_PORT ?= 8000
+hub: reach system-hub $(BIN)/.hub $(HUB_PROXY)
+	$(BIN)/python -m grading hub start --port $(HUB_PORT) --edition $(EDITION)
+
+hub-stop: $(BIN)/.installed
+	$(BIN)/python -m grading hub stop
+
 ## make site: the whole course as a static site in site/ (SITE=dir: elsewhere) that runs in the browser
 ## with nothing installed (JupyterLite, Pyodide); serve it with: python3 -m http.server -d site 8000
 SITE ?= site
@@ -102,7 +126,7 @@ site: system-site $(BIN)/.installed $(LITE_CACHE)
 ## and timeouts for about half its time, and the other worker fills it. TEST_WORKERS=0: one process.
 ## It ends with its time against the budget and its slowest files (docs/developing.md)
 TEST_WORKERS ?= 2
-test: reach system-test $(BIN)/.installed $(BIN)/.torch $(VENV)/mathjax/MathJax.js $(SERVED_MATHJAX) $(LITE_CACHE)
+test: reach system-test $(BIN)/.installed $(BIN)/.torch $(BIN)/.hub $(HUB_PROXY) $(VENV)/mathjax/MathJax.js $(SERVED_MATHJAX) $(LITE_CACHE)
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup
 
 ## make lint: ruff's checks and its formatting, over every Python file and notebook (CI runs it)

@@ -42,6 +42,7 @@ COMMANDS = {
         ("postgres", "grading.scale.postgres", "start or stop a local PostgreSQL gradebook"),
         ("serve", "grading.scale.server", "one grading server (make autograde starts them)"),
         ("dask-worker", "grading.scale.remote", "this machine as a worker of a Dask cluster"),
+        ("hub", "grading.hub.control", "start or stop the course's JupyterHub (make hub)"),
     ],
 }
 MODULES = {name: module for group in COMMANDS.values() for name, module, _ in group}

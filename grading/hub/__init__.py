@@ -1,0 +1,45 @@
+"""The course on a JupyterHub of this machine: `make hub`, `make hub-stop` (docs/hub.md).
+
+Each learner and instructor is a system account with a uid and a home of its own; the hub runs as
+root and starts each one's JupyterLab as that account (LocalProcessSpawner), so what keeps one
+learner from another is the hub's own boundary. Everything the hub keeps (its database, cookie
+secret, passwords, log and pid) is in STATE, which only root can enter.
+"""
+
+import os
+
+from grading import paths
+
+STATE = os.path.join(paths.ROOT, ".hub")
+VENV_BIN = os.path.join(paths.ROOT, ".venv", "bin")
+PROXY = os.path.join(paths.ROOT, ".venv", "hub-proxy", "node_modules", ".bin",
+                     "configurable-http-proxy")  # fmt: skip
+CONFIG = os.path.join(paths.ROOT, "grading", "hub", "jupyterhub_config.py")
+PORT = 8000
+
+# The demo class: two learners and an instructor, each with the password make hub prints
+LEARNERS = ("learner1", "learner2")
+INSTRUCTORS = ("instructor1",)
+WORKSPACE = "workspace"  # in each home: what `make lab` makes, made by the learner's own account
+
+
+def demo_password(name):
+    """The demo password of a demo account (printed by make hub; the hub listens on 127.0.0.1)."""
+    return f"{name}-attention"
+
+
+def learners():
+    """The class's learners: the demo's, and those ATTENTION_HUB_LEARNERS names (spaces between)."""
+    more = tuple(os.environ.get("ATTENTION_HUB_LEARNERS", "").split())
+    return tuple(dict.fromkeys(LEARNERS + more))
+
+
+def instructors():
+    """The class's instructors: the demo's, and those ATTENTION_HUB_INSTRUCTORS names."""
+    more = tuple(os.environ.get("ATTENTION_HUB_INSTRUCTORS", "").split())
+    return tuple(dict.fromkeys(INSTRUCTORS + more))
+
+
+def everyone():
+    """Every account of the class, learners first."""
+    return learners() + instructors()

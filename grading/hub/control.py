@@ -1,0 +1,239 @@
+"""Start and stop the course's hub: `python -m grading hub start|stop [--port N]`.
+
+    make hub         # as root: the accounts, then the hub in the background on 127.0.0.1:8000
+    make hub-stop    # the hub, its proxy and every server it started; says that nothing is left
+
+The hub's files (its log, pid, database and passwords) are in grading.hub.STATE.
+"""
+
+import dbm
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+
+import bcrypt
+
+from grading import course_user, hub, paths
+from grading.hub import accounts
+
+PID = os.path.join(hub.STATE, "hub.pid")
+LOG = os.path.join(hub.STATE, "hub.log")
+PORT_FILE = os.path.join(hub.STATE, "port")
+ACCOUNTS = os.path.join(hub.STATE, "accounts")  # every account the hub was started with
+PROXY_PID = os.path.join(hub.STATE, "proxy.pid")
+PASSWORDS = os.path.join(hub.STATE, "passwords")
+STARTUP_SECONDS = 90
+STOP_SECONDS = 30
+
+
+def start(port, edition):
+    """As root: the class's accounts, then the hub in the background; returns once it answers."""
+    if os.geteuid() != 0:
+        raise SystemExit("make hub needs root: it makes the learners' accounts and starts their "
+                         "servers as them")  # fmt: skip
+    running = hub_pid()
+    if running:
+        print(f"The hub is already running (pid {running}) at {address(read(PORT_FILE))}; "
+              "make hub-stop stops it.")  # fmt: skip
+        return 0
+    os.makedirs(hub.STATE, mode=0o700, exist_ok=True)
+    os.chmod(hub.STATE, 0o700)
+    users = [accounts.make(name) for name in hub.everyone()]
+    why = course_user.unreachable(users[0])
+    if why:
+        raise SystemExit(why)
+    write(ACCOUNTS, "\n".join(user.pw_name for user in users))
+    seed_passwords(hub.LEARNERS + hub.INSTRUCTORS)
+    child = launch(port, edition)
+    write(PID, str(child.pid))
+    write(PORT_FILE, str(port))
+    if not answers(port, child):
+        print(f"The hub did not start; the end of its log ({LOG}):", file=sys.stderr)
+        print(tail(LOG), file=sys.stderr)
+        stop()
+        return 1
+    print(f"The hub answers at {address(port)}\nDemo logins (user / password):")
+    for name in hub.LEARNERS + hub.INSTRUCTORS:
+        print(f"  {name:<12} {hub.demo_password(name)}")
+    print("make hub-stop stops it and every server it started (docs/hub.md).")
+    return 0
+
+
+def launch(port, edition):
+    """jupyterhub -f the course's config, in a session of its own, its output in LOG."""
+    env = {"PATH": f"{hub.VENV_BIN}:/usr/local/bin:/usr/bin:/usr/sbin:/bin:/sbin",
+           "PYTHONPATH": paths.ROOT, "LANG": "C.UTF-8", "HOME": "/root",
+           "ATTENTION_HUB_PORT": str(port), "ATTENTION_HUB_EDITION": edition,
+           "ATTENTION_HUB_API_PORT": str(free_port()),
+           "ATTENTION_HUB_PROXY_PORT": str(free_port())}  # fmt: skip
+    env.update({k: v for k, v in os.environ.items() if k.startswith("ATTENTION_HUB_")})
+    with open(LOG, "ab") as log:
+        return subprocess.Popen(
+            [os.path.join(hub.VENV_BIN, "jupyterhub"), "-f", hub.CONFIG], cwd=hub.STATE, env=env,
+            stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+        )  # fmt: skip
+
+
+def seed_passwords(names):
+    """The demo accounts' passwords, where none is set yet (bcrypt, as the authenticator keeps
+    them); any other account sets its own at its first login."""
+    with dbm.open(PASSWORDS, "c", 0o600) as kept:
+        for name in names:
+            if name.encode() not in kept:
+                kept[name] = bcrypt.hashpw(hub.demo_password(name).encode(), bcrypt.gensalt())
+
+
+def answers(port, child):
+    """Whether the hub answers on port within STARTUP_SECONDS, while child lives."""
+    deadline = time.monotonic() + STARTUP_SECONDS
+    while time.monotonic() < deadline and child.poll() is None:
+        try:
+            with urllib.request.urlopen(f"{address(port)}hub/api", timeout=5) as reply:
+                if reply.status == 200:
+                    return True
+        except (urllib.error.URLError, OSError):
+            pass
+        time.sleep(0.5)
+    return False
+
+
+def stop():
+    """End the hub (it stops its servers and proxy), then whatever of its is left; 0 when
+    nothing is, 1 (saying what) when something outlived it."""
+    if os.geteuid() != 0:
+        raise SystemExit("make hub-stop needs root: the hub and its learners' servers are root's "
+                         "and the learners'")  # fmt: skip
+    pid = hub_pid()
+    if pid:
+        os.kill(pid, signal.SIGTERM)
+        if not ended([pid], STOP_SECONDS):
+            os.kill(pid, signal.SIGKILL)
+            ended([pid], 5)
+        print(f"Stopped the hub (pid {pid}).")
+    else:
+        print("The hub was not running.")
+    left = leftovers()
+    for pid in left:  # what the hub did not stop: its accounts' processes and its proxy
+        print(f"Ending what the hub left: pid {pid} ({cmdline(pid)[:80]})")
+        kill(pid)
+    left = [pid for pid in left if not ended([pid], 5)]
+    for name in (PID, PORT_FILE):
+        if os.path.exists(name):
+            os.remove(name)
+    if left:
+        print(f"Still running after make hub-stop: {sorted(left)}", file=sys.stderr)
+        return 1
+    print("Nothing of the hub is left running: no hub, no proxy, no learner's process.")
+    return 0
+
+
+def leftovers():
+    """The pids of the hub's proxy and of every process of the hub's accounts."""
+    uids = accounts.uids(read(ACCOUNTS).split())
+    left = [pid for pid, uid in processes() if uid in uids]
+    proxy = int(read(PROXY_PID) or 0)
+    if proxy and "configurable-http-proxy" in cmdline(proxy):
+        left.append(proxy)
+    return left
+
+
+def processes():
+    """(pid, real uid) of every live process."""
+    found = []
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            status = proc_status(int(name))
+            if status and status.get("State", "Z")[0] != "Z":
+                found.append((int(name), int(status["Uid"].split()[0])))
+    return found
+
+
+def proc_status(pid):
+    """/proc/<pid>/status as {field: value}; {} once the process is gone."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            return dict(line.rstrip("\n").split(":\t", 1) for line in f if ":\t" in line)
+    except OSError:
+        return {}
+
+
+def ended(pids, seconds):
+    """Whether every one of pids has ended (or is a zombie) within seconds."""
+    deadline = time.monotonic() + seconds
+    while True:
+        alive = [p for p in pids if proc_status(p).get("State", "Z")[0] != "Z"]
+        if not alive or time.monotonic() > deadline:
+            return not alive
+        time.sleep(0.2)
+
+
+def kill(pid):
+    """SIGKILL pid, if it is still there."""
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
+def hub_pid():
+    """The running hub's pid, from PID, or None."""
+    pid = int(read(PID) or 0)
+    return pid if pid and "jupyterhub" in cmdline(pid) else None
+
+
+def cmdline(pid):
+    """pid's command line, spaces between its words ('' once it has ended)."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return f.read().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return ""
+
+
+def free_port():
+    """A TCP port free on 127.0.0.1 now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def address(port):
+    """The hub's address for learners."""
+    return f"http://127.0.0.1:{port}/"
+
+
+def read(path):
+    """A file of STATE's, stripped; '' when it is missing."""
+    try:
+        with open(path) as f:
+            return f.read().strip()
+    except OSError:
+        return ""
+
+
+def write(path, text):
+    """Write a small file of STATE's (root's own folder)."""
+    with open(path, "w") as f:
+        f.write(text + "\n")
+
+
+def tail(path, lines=40):
+    """The last lines of a file."""
+    return "\n".join(read(path).splitlines()[-lines:])
+
+
+def arguments(parser, command):
+    """`python -m grading hub start|stop [--port N] [--edition CODE]`."""
+    parser.add_argument("action", choices=["start", "stop"], help="start (make hub) or stop")
+    parser.add_argument("--port", type=int, default=hub.PORT, help=f"default {hub.PORT}")
+    parser.add_argument("--edition", default="en", help="the learners' edition: en, ko or ja")
+
+
+def main(args):
+    """Start or stop the hub."""
+    return start(args.port, args.edition) if args.action == "start" else stop()

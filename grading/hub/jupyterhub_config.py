@@ -1,0 +1,85 @@
+"""The hub's configuration, read by `jupyterhub -f` (grading.hub.control starts it, as root).
+
+Ports come from control: ATTENTION_HUB_PORT (the address learners open), ATTENTION_HUB_API_PORT
+(the hub's own API) and ATTENTION_HUB_PROXY_PORT (the proxy's API), all on 127.0.0.1.
+"""
+
+import asyncio
+import os
+import pwd
+import shutil
+
+from grading import hub, paths
+
+c = get_config()  # noqa: F821  (jupyterhub gives the file get_config)
+
+EDITION = os.environ.get("ATTENTION_HUB_EDITION", "en")
+FIRST_NOTEBOOK = "part-1-attention/01-softmax.ipynb"  # what make lab opens
+
+# ── where the hub listens and keeps its state ──
+c.JupyterHub.bind_url = f"http://127.0.0.1:{os.environ.get('ATTENTION_HUB_PORT', hub.PORT)}"
+c.JupyterHub.hub_bind_url = f"http://127.0.0.1:{os.environ['ATTENTION_HUB_API_PORT']}"
+c.JupyterHub.db_url = f"sqlite:///{os.path.join(hub.STATE, 'jupyterhub.sqlite')}"
+c.JupyterHub.cookie_secret_file = os.path.join(hub.STATE, "jupyterhub_cookie_secret")
+c.ConfigurableHTTPProxy.command = [hub.PROXY]
+c.ConfigurableHTTPProxy.api_url = f"http://127.0.0.1:{os.environ['ATTENTION_HUB_PROXY_PORT']}"
+c.ConfigurableHTTPProxy.pid_file = os.path.join(hub.STATE, "proxy.pid")
+c.JupyterHub.cleanup_servers = True  # the hub's end is every learner's server's end
+c.JupyterHub.cleanup_proxy = True
+
+# ── who may log in: the class's accounts, each password set on first use (the demo's by make hub)
+c.JupyterHub.authenticator_class = "firstuseauthenticator.FirstUseAuthenticator"
+c.FirstUseAuthenticator.dbm_path = os.path.join(hub.STATE, "passwords")
+c.FirstUseAuthenticator.create_users = False  # a name the hub does not know cannot sign itself up
+c.Authenticator.allowed_users = set(hub.everyone())
+c.JupyterHub.load_groups = {
+    "learners": {"users": list(hub.learners())},
+    "instructors": {"users": list(hub.instructors())},
+}
+
+# ── each learner's server: JupyterLab as the learner, with make lab's settings ──
+c.JupyterHub.spawner_class = "jupyterhub.spawner.LocalProcessSpawner"
+c.Spawner.cmd = [os.path.join(hub.VENV_BIN, "jupyterhub-singleuser")]
+c.Spawner.default_url = f"/lab/tree/{FIRST_NOTEBOOK}"
+c.Spawner.environment = {"JUPYTER_CONFIG_DIR": os.path.join(paths.NOTEBOOKS, "lab-config")}
+c.Spawner.start_timeout = 60
+c.Spawner.http_timeout = 60
+
+
+def lab_arguments(home):
+    """make lab's flags for a workspace in home: the edition's settings, the layout kept there."""
+    workspace = os.path.join(home, hub.WORKSPACE)
+    return [
+        f"--ServerApp.root_dir={workspace}",
+        f"--LabApp.app_settings_dir={os.path.join(paths.EDITION_SOURCES, EDITION, 'lab')}",
+        f"--LabApp.workspaces_dir={os.path.join(workspace, '.lab', 'workspaces')}",
+        f"--LabApp.user_settings_dir={os.path.join(workspace, '.lab', 'user-settings')}",
+    ]
+
+
+def as_learner(user):
+    """The setpriv prefix that runs a command as user, with no capability of root's."""
+    return [shutil.which("setpriv") or "setpriv", f"--reuid={user.pw_uid}",
+            f"--regid={user.pw_gid}", "--init-groups", "--inh-caps=-all", "--"]  # fmt: skip
+
+
+async def make_workspace(spawner):
+    """Before a server starts: the learner's workspace in their home, made by their own account
+    (`python -m grading workspace`, as make lab runs it), so every file in it is theirs."""
+    user = pwd.getpwnam(spawner.user.name)
+    workspace = os.path.join(user.pw_dir, hub.WORKSPACE)
+    argv = [*as_learner(user), os.path.join(hub.VENV_BIN, "python"), "-m", "grading", "workspace",
+            workspace, "--edition", EDITION]  # fmt: skip
+    env = {"HOME": user.pw_dir, "USER": user.pw_name, "PYTHONPATH": paths.ROOT, "LANG": "C.UTF-8",
+           "PATH": f"{hub.VENV_BIN}:/usr/local/bin:/usr/bin:/bin"}  # fmt: skip
+    made = await asyncio.create_subprocess_exec(
+        *argv, env=env, cwd=user.pw_dir, stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT, start_new_session=True,
+    )  # fmt: skip
+    said, _ = await made.communicate()
+    if made.returncode != 0:
+        raise RuntimeError(f"{user.pw_name}'s workspace: {said.decode(errors='replace')[-2000:]}")
+    spawner.args = lab_arguments(user.pw_dir)
+
+
+c.Spawner.pre_spawn_hook = make_workspace

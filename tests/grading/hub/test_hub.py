@@ -1,0 +1,138 @@
+"""make hub and make hub-stop: a learner logs in through the hub's own form, gets JupyterLab run as
+their own account with the course's workspace, another learner cannot reach it, and nothing of
+the hub outlives make hub-stop (grading/hub/, docs/hub.md)."""
+
+import os
+import pwd
+import socket
+import subprocess
+import time
+
+import pytest
+import requests
+
+from grading import hub
+from grading.hub import control
+from grading.paths import ROOT
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(os.geteuid() != 0, reason="make hub makes accounts: it runs as root"),
+]
+
+FIRST_NOTEBOOK = "01-softmax.ipynb"
+READY_SECONDS = 60
+
+
+def free_port():
+    """A TCP port free on 127.0.0.1 now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def make(*argv):
+    """Run make in the checkout; its completed process."""
+    return subprocess.run(["make", "--no-print-directory", *argv], cwd=ROOT, capture_output=True,
+                          text=True, timeout=300)  # fmt: skip
+
+
+def logged_in(base, name):
+    """A session of name's, logged in through the hub's login form (its _xsrf cookie included)."""
+    session = requests.Session()
+    session.get(f"{base}/hub/login", timeout=10).raise_for_status()
+    said = session.post(f"{base}/hub/login", allow_redirects=False, timeout=30, data={
+        "username": name, "password": hub.demo_password(name),
+        "_xsrf": session.cookies.get("_xsrf")})  # fmt: skip
+    assert said.status_code == 302 and "/hub/login" not in said.headers["location"], said.text
+    return session
+
+
+def hub_api(session, base, method, path):
+    """A call to the hub's API with the session's cookie and its _xsrf token."""
+    headers = {"X-XSRFToken": session.cookies.get("_xsrf")}
+    return session.request(method, f"{base}/hub/api/{path}", headers=headers, timeout=30)
+
+
+def server_ready(session, base, name):
+    """Wait until name's server is ready, as the hub's API says; whether it is."""
+    deadline = time.monotonic() + READY_SECONDS
+    while time.monotonic() < deadline:
+        servers = hub_api(session, base, "GET", f"users/{name}").json()["servers"]
+        if servers.get("", {}).get("ready"):
+            return True
+        time.sleep(0.5)
+    return False
+
+
+def uids_of(*names):
+    """The uids of the accounts names."""
+    return {pwd.getpwnam(name).pw_uid for name in names}
+
+
+def running_as(uids):
+    """The pids of live processes whose real uid is one of uids."""
+    return [pid for pid, uid in control.processes() if uid in uids]
+
+
+def servers_of(home):
+    """(pid, real uid, effective uid) of each single-user server started for the home's owner."""
+    found = []
+    for pid, _ in control.processes():
+        line = control.cmdline(pid)
+        if "jupyterhub-singleuser" in line and f"--ServerApp.root_dir={home}/" in line:
+            uid = control.proc_status(pid)["Uid"].split()
+            found.append((pid, int(uid[0]), int(uid[1])))
+    return found
+
+
+@pytest.fixture
+def fresh_learner1():
+    """learner1's home without the workspace a previous run made, so the hub's is what the test
+    sees; refused while any process of the demo's learners is alive (another hub runs)."""
+    known = [name for name in hub.LEARNERS if control.course_user.account(name)]
+    assert not running_as(uids_of(*known)), "a hub's learners are running: make hub-stop first"
+    if "learner1" in known:
+        subprocess.run(["rm", "-rf", "--one-file-system",
+                        os.path.join(pwd.getpwnam("learner1").pw_dir, hub.WORKSPACE)],
+                       check=True)  # fmt: skip
+    yield
+
+
+def test_hub_runs_each_learner_as_themselves_and_stops_clean(fresh_learner1):
+    """make hub, learner1's Lab as learner1 with the course's notebook, learner2 refused, then
+    make hub-stop leaves no hub, proxy or learner process."""
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    started = make("hub", f"HUB_PORT={port}")
+    try:
+        assert started.returncode == 0, started.stdout + started.stderr
+        assert f"{base}/" in started.stdout and hub.demo_password("learner1") in started.stdout
+        again = make("hub", f"HUB_PORT={port}")
+        assert again.returncode == 0 and "already running" in again.stdout
+        hub_pid = control.hub_pid()
+        learner1 = pwd.getpwnam("learner1")
+
+        one = logged_in(base, "learner1")
+        assert hub_api(one, base, "POST", "users/learner1/server").status_code in (201, 202)
+        assert server_ready(one, base, "learner1")
+        servers = servers_of(learner1.pw_dir)
+        assert servers and all(
+            (ruid, euid) == (learner1.pw_uid,) * 2 for _, ruid, euid in servers
+        ), servers
+        lab = one.get(f"{base}/user/learner1/lab", timeout=30)  # through the hub's OAuth
+        assert lab.status_code == 200 and "JupyterLab" in lab.text
+        listed = one.get(f"{base}/user/learner1/api/contents/part-1-attention", timeout=30)
+        assert FIRST_NOTEBOOK in {item["name"] for item in listed.json()["content"]}
+
+        two = logged_in(base, "learner2")
+        assert two.get(f"{base}/user/learner1/lab", timeout=30).status_code == 403
+        taken = two.get(f"{base}/user/learner1/api/contents/part-1-attention", timeout=30)
+        assert taken.status_code == 403 and FIRST_NOTEBOOK not in taken.text
+    finally:
+        stopped = make("hub-stop")
+    assert stopped.returncode == 0, stopped.stdout + stopped.stderr
+    assert not running_as(uids_of("learner1", "learner2"))
+    assert not control.cmdline(hub_pid) and control.hub_pid() is None
+    notebook = os.path.join(learner1.pw_dir, hub.WORKSPACE, "part-1-attention", FIRST_NOTEBOOK)
+    assert os.lstat(notebook).st_uid == learner1.pw_uid  # made by learner1's own account
