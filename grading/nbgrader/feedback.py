@@ -3,30 +3,15 @@
 nbconvert's HTML loads MathJax from a CDN, so feedback opened without a network shows raw `$$…$$`.
 After nbgrader writes a student's pages, this hook copies the files they need (about 1.4 MB) from
 the course's MathJax (grading/nbgrader/mathjax.py) into feedback/<student>/<part>/mathjax/, which
-the course's template points them at (and points a page made by any other template at it too).
+the course's template, which grader_config.py always sets, points them at.
 """
 
-import glob
 import os
-import re
 import shutil
 import stat
 
 from grading.nbgrader.mathjax import copy_mathjax
 from grading.paths import FEEDBACK
-
-CDN = re.compile(r'src="https://cdnjs\.cloudflare\.com/ajax/libs/mathjax/[^"?]+\?config=([^"]+)"')
-
-
-def point_pages_at_copy(folder):
-    """Rewrite each page's MathJax script from the CDN to the copy beside it."""
-    for page in glob.glob(os.path.join(folder, "*.html")):
-        with open(page, encoding="utf-8") as f:
-            text = f.read()
-        local = CDN.sub(lambda m: f'src="mathjax/MathJax.js?config={m.group(1)}"', text)
-        if local != text:
-            with open(page, "w", encoding="utf-8") as f:
-                f.write(local)
 
 
 def keep_only_pages(folder, pages):
@@ -54,5 +39,4 @@ def nbgrader_hook(assignment, student, notebooks):
             return
         pages = {os.path.splitext(os.path.basename(n))[0] + ".html" for n in notebooks}
         keep_only_pages(folder, pages)
-        if copy_mathjax(folder):
-            point_pages_at_copy(folder)
+        copy_mathjax(folder)  # the course's template (grader_config.py) points the pages at it
