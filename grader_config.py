@@ -25,7 +25,8 @@ from grading.paths import COURSE, EXCHANGE, EXPORT_CSV, MASTERS, RELEASED, db_ur
 
 # nbgrader's commands that grade or unpack learners' zips: run as root, they start again as the
 # course user.
-GRADING_COMMANDS = ("autograde", "generate_feedback", "zip_collect")
+GRADING_COMMANDS = ("autograde", "generate_feedback", "zip_collect", "release_assignment",
+                    "collect", "release_feedback", "list")  # fmt: skip
 
 
 def configure(c):
@@ -59,10 +60,16 @@ def configure(c):
     c.CourseDirectory.release_directory = os.path.relpath(RELEASED, COURSE)
     c.CourseDirectory.db_url = db_url()
     c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback"]
-    c.Exchange.root = EXCHANGE  # nbgrader's release/collect folder, inside the course
-    # The course hands in through submitted/ and make collect, but the formgrader warns that
-    # release and collect are unavailable while the exchange is missing: it is made here when
-    # this account can, and by every grading command (grading/course_user.py gives it over).
+    # The exchange is the course's own (grading/hub/exchange/): learners hand in through the hub's
+    # exchange service, which alone names who handed in and when; these are the instructor's steps,
+    # on its store in EXCHANGE.
+    instructor = "grading.hub.exchange.instructor"
+    c.ExchangeFactory.release_assignment = f"{instructor}.ReleaseAssignment"
+    c.ExchangeFactory.collect = f"{instructor}.Collect"
+    c.ExchangeFactory.release_feedback = f"{instructor}.ReleaseFeedback"
+    c.ExchangeFactory.list = f"{instructor}.List"
+    # The store, the course user's: made here when this account can, and by every grading
+    # command (grading/course_user.py gives it over).
     try:
         os.makedirs(EXCHANGE, mode=0o700, exist_ok=True)
     except PermissionError:

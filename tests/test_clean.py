@@ -12,7 +12,7 @@ CLASS = [
     "submitted/ana/attention/01-softmax.ipynb",
     "submitted/ana/xslm/engine.py",
     "downloaded/attention/archive/ana.zip",
-    "exchange/attention-by-hand/inbound/ana+attention/01-softmax.ipynb",
+    "exchange/inbound/attention/ana/20261206T000000.000000Z.zip",
     "autograded/ana/attention/01-softmax.ipynb",
     "judged/ana/graded.json",
     "feedback/ana/attention/01-softmax.html",

@@ -14,7 +14,8 @@ STATE = os.path.join(paths.ROOT, ".hub")
 VENV_BIN = os.path.join(paths.ROOT, ".venv", "bin")
 PROXY = os.path.join(paths.ROOT, ".venv", "hub-proxy", "node_modules", ".bin",
                      "configurable-http-proxy")  # fmt: skip
-CONFIG = os.path.join(paths.ROOT, "grading", "hub", "jupyterhub_config.py")
+HERE = os.path.dirname(os.path.abspath(__file__))
+CONFIG = os.path.join(HERE, "jupyterhub_config.py")
 PORT = 8000
 
 # The demo class: two learners and an instructor, each with the password make hub prints

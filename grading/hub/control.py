@@ -47,6 +47,7 @@ def start(port, edition):
     why = course_user.unreachable(users[0])
     if why:
         raise SystemExit(why)
+    course_user.prepare()  # the course user owns the class's grading folders, the exchange's too
     write(ACCOUNTS, "\n".join(user.pw_name for user in users))
     seed_passwords(hub.LEARNERS + hub.INSTRUCTORS)
     child = launch(port, edition)
@@ -70,7 +71,8 @@ def launch(port, edition):
            "PYTHONPATH": paths.ROOT, "LANG": "C.UTF-8", "HOME": "/root",
            "ATTENTION_HUB_PORT": str(port), "ATTENTION_HUB_EDITION": edition,
            "ATTENTION_HUB_API_PORT": str(free_port()),
-           "ATTENTION_HUB_PROXY_PORT": str(free_port())}  # fmt: skip
+           "ATTENTION_HUB_PROXY_PORT": str(free_port()),
+           "ATTENTION_HUB_EXCHANGE_PORT": str(free_port())}  # fmt: skip
     env.update({k: v for k, v in os.environ.items() if k.startswith("ATTENTION_HUB_")})
     with open(LOG, "ab") as log:
         return subprocess.Popen(

@@ -9,7 +9,8 @@ import os
 import pwd
 import shutil
 
-from grading import hub, paths
+from grading import course_user, hub, paths
+from grading.hub import exchange
 
 c = get_config()  # noqa: F821  (jupyterhub gives the file get_config)
 
@@ -37,11 +38,42 @@ c.JupyterHub.load_groups = {
     "instructors": {"users": list(hub.instructors())},
 }
 
+# ── the course's exchange: a service run as the course user (grading/hub/exchange/) ──
+EXCHANGE_URL = f"http://127.0.0.1:{os.environ['ATTENTION_HUB_EXCHANGE_PORT']}"
+c.JupyterHub.services = [{
+    "name": exchange.SERVICE,
+    "url": EXCHANGE_URL,
+    "user": course_user.USER,
+    "cwd": paths.EXCHANGE,
+    "command": [os.path.join(hub.VENV_BIN, "python"), "-m", "grading.hub.exchange.service"],
+    "environment": {"PYTHONPATH": paths.ROOT, "LANG": "C.UTF-8", "ATTENTION_COURSE": paths.COURSE,
+                    **{k: v for k, v in os.environ.items() if k.startswith("ATTENTION_HUB_")}},
+    "display": False,
+}]  # fmt: skip
+c.JupyterHub.load_roles = [{
+    "name": "exchange-users",  # the class's accounts reach the exchange, with their servers' tokens
+    "groups": ["learners", "instructors"],
+    "scopes": [f"access:services!service={exchange.SERVICE}"],
+}]  # fmt: skip
+# A learner's server token: what JupyterHub gives it by default, and the exchange
+c.Spawner.server_token_scopes = ["users:activity!user", "access:servers!server",
+                                 f"access:services!service={exchange.SERVICE}"]  # fmt: skip
+
 # ── each learner's server: JupyterLab as the learner, with make lab's settings ──
 c.JupyterHub.spawner_class = "jupyterhub.spawner.LocalProcessSpawner"
 c.Spawner.cmd = [os.path.join(hub.VENV_BIN, "jupyterhub-singleuser")]
 c.Spawner.default_url = f"/lab/tree/{FIRST_NOTEBOOK}"
-c.Spawner.environment = {"JUPYTER_CONFIG_DIR": os.path.join(paths.NOTEBOOKS, "lab-config")}
+LEARNER_CONFIG = os.path.join(hub.HERE, "learner-config")
+LAB_CONFIG = os.path.join(paths.NOTEBOOKS, "lab-config")  # make lab's
+c.Spawner.environment = {
+    # make lab's Lab configuration, and above it the hub's: nbgrader's Assignments tab on the
+    # course's exchange (grading/hub/learner-config/). The path's folders come before the config
+    # folder, the first winning: the hub's is named there too.
+    "JUPYTER_CONFIG_DIR": LEARNER_CONFIG,
+    "JUPYTER_CONFIG_PATH": os.pathsep.join([LEARNER_CONFIG, LAB_CONFIG]),
+    "ATTENTION_EXCHANGE_URL": f"{EXCHANGE_URL}/services/{exchange.SERVICE}/",
+    "ATTENTION_HUB_EDITION": EDITION,
+}
 c.Spawner.start_timeout = 60
 c.Spawner.http_timeout = 60
 
