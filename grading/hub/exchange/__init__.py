@@ -31,7 +31,10 @@ COURSE_ID = "attention-by-hand"  # nbgrader's course id (grader_config.py)
 ARRIVAL = "%Y%m%dT%H%M%S.%fZ"  # an inbound zip's name: when it arrived, UTC
 SHOWN = "%Y-%m-%d %H:%M:%S.%f UTC"  # nbgrader's timestamp format, as its Assignments tab shows
 FEEDBACK_FOR = "for.txt"  # in a learner's released feedback: the arrival it grades
-MAX_HAND_INS = 100  # per learner and part: kept, all of them, so a loop cannot fill the disk
+# Every hand-in is kept; per learner and part at most these many, and bytes, so that no loop of a
+# learner's fills the disk (a real hand-in of part one is about 25 KiB zipped)
+MAX_HAND_INS = 100
+MAX_KEPT_BYTES = 64 * 2**20
 
 
 def outbound(part):

@@ -18,6 +18,7 @@ from grading.nbgrader import hand_ins, unpack
 from grading.parts import PARTS
 
 FOLDER_MODE = 0o700
+DISK_MARGIN = 256 * 2**20  # what the class's grading needs left on the disk, kept free
 
 
 def now():
@@ -80,9 +81,11 @@ def released():
 
 
 def released_zip(part, edition):
-    """The path of part's released zip in edition, or None when it was not released."""
-    path = os.path.join(exchange.outbound(part), f"{edition}.zip")
-    return path if part in PARTS and os.path.isfile(path) else None
+    """The path of part's released zip in edition, or None when it was not released (a name
+    that is not one of the released editions, a path say, is never joined to anything)."""
+    if edition not in released().get(part, []):
+        return None
+    return os.path.join(exchange.outbound(part), f"{edition}.zip")
 
 
 def zip_notebooks(path):
@@ -97,11 +100,15 @@ def receive(part, student, data, moment=None):
     service's own; unpack.Refused (nothing kept) when the zip is one make collect would refuse."""
     moment = moment or now()
     mine = folder(exchange.inbound(part, student))
-    if len(hand_ins_of(part, student)) >= exchange.MAX_HAND_INS:
-        raise unpack.Refused(f"{exchange.MAX_HAND_INS} hand-ins of this part are kept already: "
-                             "ask your instructor")  # fmt: skip
+    kept = hand_ins_of(part, student)
     if len(data) > unpack.MAX_BYTES:
         raise unpack.Refused(f"it is larger than {unpack.MAX_BYTES // 2**20} MiB")
+    kept_bytes = sum(os.path.getsize(path) for _, path in kept)
+    if len(kept) >= exchange.MAX_HAND_INS or kept_bytes + len(data) > exchange.MAX_KEPT_BYTES:
+        raise unpack.Refused("this part's earlier hand-ins fill your share of the exchange: "
+                             "ask your instructor")  # fmt: skip
+    if shutil.disk_usage(mine).free < len(data) + DISK_MARGIN:
+        raise unpack.Refused("the exchange's disk is full: tell your instructor")
     arriving = os.path.join(mine, f".arriving-{secrets.token_hex(8)}")
     with open(arriving, "xb") as f:
         f.write(data)
@@ -115,8 +122,7 @@ def receive(part, student, data, moment=None):
     except BaseException:
         os.remove(arriving)
         raise
-    stamp = moment.replace(tzinfo=datetime.UTC).timestamp()
-    os.utime(kept, (stamp, stamp))
+    os.utime(kept, ns=(nanoseconds(moment),) * 2)
     return moment
 
 
@@ -144,17 +150,23 @@ def place_for_collect(part, student, moment, path):
     """Copy a hand-in to downloaded/<part>/archive/<student>.zip with its arrival as its time
     (what make collect takes as the hand-in time); whether that changed the archive."""
     target = os.path.join(folder(paths.downloaded(part)), f"{student}.zip")
-    stamp = moment.replace(tzinfo=datetime.UTC).timestamp()
+    stamp = nanoseconds(moment)
     try:
-        same = os.lstat(target).st_mtime == stamp
+        same = os.lstat(target).st_mtime_ns == stamp
     except FileNotFoundError:
         same = False
     if same:
         return False
     with open(path, "rb") as f:
         write_new(target, f.read())
-    os.utime(target, (stamp, stamp))
+    os.utime(target, ns=(stamp, stamp))
     return True
+
+
+def nanoseconds(moment):
+    """A naive UTC moment as whole nanoseconds since the epoch (a file's exact time)."""
+    since = moment - datetime.datetime(1970, 1, 1)
+    return (since.days * 86400 + since.seconds) * 10**9 + since.microseconds * 1000
 
 
 # ── feedback ──
