@@ -83,3 +83,11 @@ async def make_workspace(spawner):
 
 
 c.Spawner.pre_spawn_hook = make_workspace
+
+
+# ── the formgrader: a service run as the course user, opened to the instructors only ──
+# (grading/hub/formgrader.py; control.start has made its home and given the class first)
+from grading.hub import formgrader  # noqa: E402  (kept in this block: the config reads in order)
+
+c.JupyterHub.services.append(formgrader.service(int(os.environ["ATTENTION_HUB_FORMGRADER_PORT"])))
+c.JupyterHub.load_roles.append(formgrader.role())
