@@ -4,16 +4,15 @@ the hub outlives make hub-stop (grading/hub/, docs/hub.md)."""
 
 import os
 import pwd
-import socket
 import subprocess
 import time
 
 import pytest
-import requests
 
 from grading import hub
 from grading.hub import control
-from grading.paths import ROOT
+from tests.grading.hub import hub_session
+from tests.grading.hub.hub_session import free_port, hub_api, logged_in, make, running_as, uids_of
 
 pytestmark = [
     pytest.mark.slow,
@@ -22,36 +21,6 @@ pytestmark = [
 
 FIRST_NOTEBOOK = "01-softmax.ipynb"
 READY_SECONDS = 60
-
-
-def free_port():
-    """A TCP port free on 127.0.0.1 now."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def make(*argv):
-    """Run make in the checkout; its completed process."""
-    return subprocess.run(["make", "--no-print-directory", *argv], cwd=ROOT, capture_output=True,
-                          text=True, timeout=300)  # fmt: skip
-
-
-def logged_in(base, name):
-    """A session of name's, logged in through the hub's login form (its _xsrf cookie included)."""
-    session = requests.Session()
-    session.get(f"{base}/hub/login", timeout=10).raise_for_status()
-    said = session.post(f"{base}/hub/login", allow_redirects=False, timeout=30, data={
-        "username": name, "password": hub.demo_password(name),
-        "_xsrf": session.cookies.get("_xsrf")})  # fmt: skip
-    assert said.status_code == 302 and "/hub/login" not in said.headers["location"], said.text
-    return session
-
-
-def hub_api(session, base, method, path):
-    """A call to the hub's API with the session's cookie and its _xsrf token."""
-    headers = {"X-XSRFToken": session.cookies.get("_xsrf")}
-    return session.request(method, f"{base}/hub/api/{path}", headers=headers, timeout=30)
 
 
 def server_ready(session, base, name):
@@ -63,16 +32,6 @@ def server_ready(session, base, name):
             return True
         time.sleep(0.5)
     return False
-
-
-def uids_of(*names):
-    """The uids of the accounts names."""
-    return {pwd.getpwnam(name).pw_uid for name in names}
-
-
-def running_as(uids):
-    """The pids of live processes whose real uid is one of uids."""
-    return [pid for pid, uid in control.processes() if uid in uids]
 
 
 def servers_of(home):
@@ -90,9 +49,8 @@ def servers_of(home):
 def fresh_learner1():
     """learner1's home without the workspace a previous run made, so the hub's is what the test
     sees; refused while any process of the demo's learners is alive (another hub runs)."""
-    known = [name for name in hub.LEARNERS if control.course_user.account(name)]
-    assert not running_as(uids_of(*known)), "a hub's learners are running: make hub-stop first"
-    if "learner1" in known:
+    hub_session.quiet_accounts(*hub.LEARNERS)
+    if control.course_user.account("learner1"):
         subprocess.run(["rm", "-rf", "--one-file-system",
                         os.path.join(pwd.getpwnam("learner1").pw_dir, hub.WORKSPACE)],
                        check=True)  # fmt: skip
