@@ -127,8 +127,9 @@ def test_the_instructors_grade_on_the_hub_as_the_course_user(class_with_a_submis
             assert gb.find_submission("attention", STUDENT).score == pytest.approx(judged)
         rooted = {pid: control.cmdline(pid) for pid in tree(hub_pid) if 0 in uids(pid)}
         proxies = [pid for pid, line in rooted.items() if "configurable-http-proxy" in line]
-        assert len(proxies) == 1 and set(rooted) == {hub_pid, *proxies}, rooted  # the sandboxes too
+        assert len(proxies) == 1 and set(rooted) == {hub_pid, *proxies}, rooted
         service_tree = {pid for top in served for pid in tree(top)}
+        assert service_tree == set(served)  # the judge's sandboxes ended with the Autograde
 
         notebook = two.get("api/submitted_notebooks/attention/01-softmax").json()
         page_id = next(n["id"] for n in notebook if n["student"] == STUDENT)
