@@ -76,6 +76,7 @@ def configure(c):
         pass
     c.Autograde.exclude_overwriting = LEARNER_FILES
     c.Autograde.pre_convert_hook = "grading.nbgrader.intake.nbgrader_hook"
+    c.Autograde.post_convert_hook = "grading.nbgrader.preprocess.end_judgement"  # its sandboxes end
     # ATTENTION_EXECUTE=0 (make autograde EXECUTE=0): the no-execution lane. Nothing runs; the
     # cells keep the outputs the learner saved (display only: the judge alone scores, in both lanes)
     try:

@@ -73,6 +73,9 @@ SQLITE_GRADEBOOK = os.path.join(RECORDS, "gradebook.db")
 GRADES_CSV = os.path.join(RECORDS, "grades.csv")  # part one's table; another part's: grades_csv()
 EXPORTS = os.path.join(RECORDS, "exports")  # `make export`: grades in an LMS's import layout
 EXPORT_CSV = "gradebook-export.csv"  # `nbgrader export`, relative to where it runs
+# The hub's formgrader service (grading/hub/formgrader.py): the home of its Jupyter server, run as
+# the course user, which has none; in records/, which only that account and root can enter
+GRADER_HOME = os.path.join(RECORDS, "formgrader-home")
 
 
 def db_url():

@@ -31,6 +31,10 @@ import pytest
 SAME_WORKER = {
     "tests/grading/test_hostile_class.py": "hostile",  # the lanes count every HOSTILE-* process
     "tests/grading/test_hostile_lanes.py": "hostile",  # on the machine: none of the class's
+    # make hub-stop ends every process of the hub's accounts, which are the machine's
+    "tests/grading/hub/test_hub.py": "hub",
+    "tests/grading/hub/test_formgrader_service.py": "hub",
+    "tests/grading/hub/test_exchange.py": "hub",
 }
 # The top-level packages and modules of the checkout: a worker in a copy imports them from there.
 COURSE_MODULES = ("grading", "checkpoints", "xslm", "lite", "model", "grader_config")

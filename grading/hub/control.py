@@ -19,7 +19,7 @@ import urllib.request
 import bcrypt
 
 from grading import course_user, hub, paths
-from grading.hub import accounts
+from grading.hub import accounts, formgrader
 
 PID = os.path.join(hub.STATE, "hub.pid")
 LOG = os.path.join(hub.STATE, "hub.log")
@@ -47,8 +47,8 @@ def start(port, edition):
     why = course_user.unreachable(users[0])
     if why:
         raise SystemExit(why)
-    course_user.prepare()  # the course user owns the class's grading folders, the exchange's too
     write(ACCOUNTS, "\n".join(user.pw_name for user in users))
+    formgrader.prepare()  # the course user owns the class before its service grades there
     seed_passwords(hub.LEARNERS + hub.INSTRUCTORS)
     child = launch(port, edition)
     write(PID, str(child.pid))
@@ -61,6 +61,8 @@ def start(port, edition):
     print(f"The hub answers at {address(port)}\nDemo logins (user / password):")
     for name in hub.LEARNERS + hub.INSTRUCTORS:
         print(f"  {name:<12} {hub.demo_password(name)}")
+    print(f"Instructors grade at {address(port)}{formgrader.PREFIX.lstrip('/')}formgrader/ "
+          f"(the formgrader, run as {course_user.USER}).")  # fmt: skip
     print("make hub-stop stops it and every server it started (docs/hub.md).")
     return 0
 
@@ -72,8 +74,11 @@ def launch(port, edition):
            "ATTENTION_HUB_PORT": str(port), "ATTENTION_HUB_EDITION": edition,
            "ATTENTION_HUB_API_PORT": str(free_port()),
            "ATTENTION_HUB_PROXY_PORT": str(free_port()),
-           "ATTENTION_HUB_EXCHANGE_PORT": str(free_port())}  # fmt: skip
+           "ATTENTION_HUB_EXCHANGE_PORT": str(free_port()),
+           "ATTENTION_HUB_FORMGRADER_PORT": str(free_port())}  # fmt: skip
     env.update({k: v for k, v in os.environ.items() if k.startswith("ATTENTION_HUB_")})
+    if os.environ.get("DB_URL"):  # the formgrader grades into the gradebook make autograde uses
+        env["DB_URL"] = os.environ["DB_URL"]
     with open(LOG, "ab") as log:
         return subprocess.Popen(
             [os.path.join(hub.VENV_BIN, "jupyterhub"), "-f", hub.CONFIG], cwd=hub.STATE, env=env,
@@ -130,14 +135,17 @@ def stop():
     if left:
         print(f"Still running after make hub-stop: {sorted(left)}", file=sys.stderr)
         return 1
-    print("Nothing of the hub is left running: no hub, no proxy, no learner's process.")
+    print("Nothing of the hub is left running: no hub, no proxy, no formgrader, no learner's "
+          "process.")  # fmt: skip
     return 0
 
 
 def leftovers():
-    """The pids of the hub's proxy and of every process of the hub's accounts."""
+    """The pids of the hub's proxy, of every process of the hub's accounts and of its formgrader
+    (only that of the course user's: make autograde may be running beside the hub)."""
     uids = accounts.uids(read(ACCOUNTS).split())
-    left = [pid for pid, uid in processes() if uid in uids]
+    live = processes()
+    left = [pid for pid, uid in live if uid in uids] + formgrader.processes(live)
     proxy = int(read(PROXY_PID) or 0)
     if proxy and "configurable-http-proxy" in cmdline(proxy):
         left.append(proxy)

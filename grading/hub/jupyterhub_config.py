@@ -10,7 +10,7 @@ import pwd
 import shutil
 
 from grading import course_user, hub, paths
-from grading.hub import exchange
+from grading.hub import exchange, formgrader
 
 c = get_config()  # noqa: F821  (jupyterhub gives the file get_config)
 
@@ -115,3 +115,9 @@ async def make_workspace(spawner):
 
 
 c.Spawner.pre_spawn_hook = make_workspace
+
+
+# ── the formgrader: a service run as the course user, opened to the instructors only ──
+# (grading/hub/formgrader.py; control.start has made its home and given the class first)
+c.JupyterHub.services.append(formgrader.service(int(os.environ["ATTENTION_HUB_FORMGRADER_PORT"])))
+c.JupyterHub.load_roles.append(formgrader.role())

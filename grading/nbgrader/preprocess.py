@@ -541,6 +541,14 @@ def judgement_for(student, assignment=ASSIGNMENT):
     return _current[key]
 
 
+def end_judgement(assignment=None, student=None, notebooks=None):
+    """Autograde.post_convert_hook: once a student's notebooks are graded, their Judgement's
+    workers end. A command would end them as it exits; the hub's formgrader lives on, and would
+    otherwise keep the last learner's code loaded in idle sandboxes until its next Autograde."""
+    while _current:
+        _current.popitem()[1].close()
+
+
 def part_judge(assignment):
     """The judge module of a part (its registry entry): its Judgement class and its CELLS."""
     return importlib.import_module(parts.PARTS[assignment].judge)

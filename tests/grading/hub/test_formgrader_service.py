@@ -1,0 +1,151 @@
+"""The hub's formgrader service (grading/hub/formgrader.py, docs/hub.md): the instructors open it,
+a learner gets 403, it runs as the course user, and its Autograde and Generate Feedback buttons,
+pressed through its own API with an instructor's hub cookie, record the judge's points; nothing of
+it outlives make hub-stop."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+from nbgrader.api import Gradebook
+
+from grading import classroom, course_user, hub
+from grading.authoring import course
+from grading.authoring.mistakes import BUGGY
+from grading.hub import control, formgrader
+from grading.paths import FEEDBACK, ROOT, SQLITE_GRADEBOOK
+from tests.fixtures import hub_session
+from tests.fixtures.helpers import master_points
+from tests.fixtures.hub_session import free_port, logged_in, make
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(os.geteuid() != 0, reason="make hub makes accounts: it runs as root"),
+]
+
+STUDENT = "hub-formgrader"
+MISTAKE = "attention.no_scaling"  # costs step 2's points: the judge's score is not the maximum
+SECOND = "instructor2"  # ATTENTION_HUB_INSTRUCTORS adds them; they share the one formgrader
+GRADING_SECONDS = 600
+REMARK = "Seen on the hub"  # an instructor's comment, through manual grading
+
+
+@pytest.fixture
+def class_with_a_submission():
+    """The student edition released and one learner's submission with a mistake in submitted/,
+    written before make hub, which gives the class to the course user; no earlier grades of
+    that learner. Refused while another hub's accounts have processes (make hub-stop would end
+    them)."""
+    hub_session.quiet_accounts(*hub.everyone(), SECOND)
+    assert control.hub_pid() is None, "this checkout's hub runs: make hub-stop first"
+    course.release()  # also registers the part in the gradebook
+    course.nbgrader("db", "student", "remove", STUDENT, "--force")  # graded afresh
+    function, code = BUGGY[MISTAKE]
+    return classroom.write_submission(STUDENT, replace={function: code})
+
+
+def judge_points(folder):
+    """The points the judge gives a submission folder: `python -m grading judge` (as root, it
+    hands itself over), each passed cell's points from the masters."""
+    said = subprocess.run([sys.executable, "-m", "grading", "judge", folder], cwd=ROOT,
+                          capture_output=True, text=True, timeout=300, check=True)  # fmt: skip
+    passed = [line.split()[1] for line in said.stdout.splitlines() if line.startswith("[pass] ")]
+    assert passed, said.stdout + said.stderr
+    return sum(master_points()[grade_id] for grade_id in passed)
+
+
+def uids(pid):
+    """pid's real, effective, saved and file-system uids."""
+    return [int(uid) for uid in control.proc_status(pid)["Uid"].split()]
+
+
+def tree(top):
+    """top and every live process below it (by /proc's parent pids)."""
+    parents = {pid: int(control.proc_status(pid).get("PPid", 0)) for pid, _ in control.processes()}
+    found, grew = {top}, True
+    while grew:
+        below = {pid for pid, parent in parents.items() if parent in found} - found
+        found, grew = found | below, bool(below)
+    return found
+
+
+class Formgrader:
+    """The service as an instructor's browser reaches it: their hub cookie, and the service's
+    own _xsrf cookie, which its first page sets."""
+
+    def __init__(self, base, name):
+        self.session = logged_in(base, name)
+        self.root = f"{base}{formgrader.PREFIX}formgrader"
+        self.first_page = self.session.get(f"{self.root}/", timeout=60)
+
+    def get(self, path):
+        """GET a page or an API path of the formgrader."""
+        return self.session.get(f"{self.root}/{path}", timeout=60)
+
+    def send(self, method, path, **kwargs):
+        """A POST or PUT to the formgrader's API, with the service's _xsrf token."""
+        xsrf = self.session.cookies.get("_xsrf", path=formgrader.PREFIX)
+        return self.session.request(method, f"{self.root}/api/{path}", timeout=GRADING_SECONDS,
+                                    headers={"X-XSRFToken": xsrf}, **kwargs)  # fmt: skip
+
+
+def test_the_instructors_grade_on_the_hub_as_the_course_user(class_with_a_submission):
+    """make hub with a second instructor: both open the formgrader and see the two parts,
+    learner1 gets 403, the service runs as the course user and nothing of the hub but the hub and
+    its proxy runs as root; Autograde records the judge's points, manual grading saves a
+    comment, Generate Feedback writes the pages with it; make hub-stop leaves none of it."""
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    env = dict(os.environ, ATTENTION_HUB_INSTRUCTORS=SECOND)
+    started = make("hub", f"HUB_PORT={port}", env=env)
+    try:
+        assert started.returncode == 0, started.stdout + started.stderr
+        assert f"{base}{formgrader.PREFIX}formgrader/" in started.stdout
+        hub_pid, grader = control.hub_pid(), course_user.account()
+        served = formgrader.processes(control.processes())
+        assert served and all(set(uids(pid)) == {grader.pw_uid} for pid in served), served
+
+        one, two = Formgrader(base, "instructor1"), Formgrader(base, SECOND)
+        for instructor in (one, two):
+            assert instructor.first_page.status_code == 200, instructor.first_page.text[-2000:]
+            assert "Manage Assignments" in instructor.first_page.text
+        assert sorted(a["name"] for a in one.get("api/assignments").json()) == ["attention", "xslm"]
+        home = one.session.get(f"{base}/hub/home", timeout=30)
+        assert formgrader.PREFIX in home.text  # listed on the instructor's home page
+        learner = logged_in(base, "learner1")
+        assert learner.get(f"{one.root}/", timeout=30).status_code == 403
+        assert learner.get(f"{one.root}/api/assignments", timeout=30).status_code == 403
+
+        graded = one.send("POST", f"submission/attention/{STUDENT}/autograde").json()
+        assert graded["success"], graded.get("error", "")[-3000:]
+        shown = two.get(f"api/submission/attention/{STUDENT}").json()  # the other instructor's
+        judged = judge_points(class_with_a_submission)
+        assert judged < sum(master_points().values())  # the mistake costs points
+        assert shown["autograded"] and shown["score"] == pytest.approx(judged)
+        with Gradebook(f"sqlite:///{SQLITE_GRADEBOOK}") as gb:
+            assert gb.find_submission("attention", STUDENT).score == pytest.approx(judged)
+        rooted = {pid: control.cmdline(pid) for pid in tree(hub_pid) if 0 in uids(pid)}
+        proxies = [pid for pid, line in rooted.items() if "configurable-http-proxy" in line]
+        assert len(proxies) == 1 and set(rooted) == {hub_pid, *proxies}, rooted
+        service_tree = {pid for top in served for pid in tree(top)}
+        assert service_tree == set(served)  # the judge's sandboxes ended with the Autograde
+
+        notebook = two.get("api/submitted_notebooks/attention/01-softmax").json()
+        page_id = next(n["id"] for n in notebook if n["student"] == STUDENT)
+        page = two.get(f"submissions/{page_id}/")  # manual grading's page
+        assert page.status_code == 200 and "course-mathjax/MathJax.js" in page.text
+        comment = two.get(f"api/comments?submission_id={page_id}").json()[0]
+        said = two.send("PUT", f"comment/{comment['id']}", json={"manual_comment": REMARK})
+        assert said.status_code == 200 and said.json()["manual_comment"] == REMARK
+        fed = one.send("POST", f"assignment/attention/{STUDENT}/generate_feedback").json()
+        assert fed["success"], fed.get("error", "")[-3000:]
+        pages = os.path.join(FEEDBACK, STUDENT, "attention", "01-softmax.html")
+        assert os.stat(pages).st_uid == grader.pw_uid
+        with open(pages, encoding="utf-8") as f:
+            assert REMARK in f.read()
+    finally:
+        stopped = make("hub-stop")
+    assert stopped.returncode == 0, stopped.stdout + stopped.stderr
+    assert not formgrader.processes(control.processes())
+    assert not {pid for pid, _ in control.processes()} & service_tree  # its sandboxes too
