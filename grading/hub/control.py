@@ -19,7 +19,7 @@ import urllib.request
 import bcrypt
 
 from grading import course_user, hub, paths
-from grading.hub import accounts, formgrader
+from grading.hub import accounts, exchange, formgrader
 
 PID = os.path.join(hub.STATE, "hub.pid")
 LOG = os.path.join(hub.STATE, "hub.log")
@@ -135,8 +135,8 @@ def stop():
     if left:
         print(f"Still running after make hub-stop: {sorted(left)}", file=sys.stderr)
         return 1
-    print("Nothing of the hub is left running: no hub, no proxy, no formgrader, no learner's "
-          "process.")  # fmt: skip
+    print("Nothing of the hub is left running: no hub, no proxy, no formgrader, no exchange, "
+          "no learner's process.")  # fmt: skip
     return 0
 
 
@@ -145,11 +145,32 @@ def leftovers():
     (only that of the course user's: make autograde may be running beside the hub)."""
     uids = accounts.uids(read(ACCOUNTS).split())
     live = processes()
-    left = [pid for pid, uid in live if uid in uids] + formgrader.processes(live)
+    left = [pid for pid, uid in live if uid in uids] + services(live)
     proxy = int(read(PROXY_PID) or 0)
     if proxy and "configurable-http-proxy" in cmdline(proxy):
         left.append(proxy)
     return left
+
+
+def services(live, names=(formgrader.NAME, exchange.SERVICE)):
+    """Those of live's (pid, real uid) that are the hub's services (the formgrader, the exchange):
+    the course user's processes whose environment names one (a sandbox of theirs starts from an
+    empty one and ends with it)."""
+    user = course_user.account()
+    if user is None:
+        return []
+    markers = {f"JUPYTERHUB_SERVICE_NAME={name}".encode() for name in names}
+    return [pid for pid, uid in live
+            if uid == user.pw_uid and markers & set(environ(pid).split(b"\0"))]  # fmt: skip
+
+
+def environ(pid):
+    """/proc/<pid>/environ as it is (b'' once the process is gone)."""
+    try:
+        with open(f"/proc/{pid}/environ", "rb") as f:
+            return f.read()
+    except OSError:
+        return b""
 
 
 def processes():

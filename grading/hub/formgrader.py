@@ -74,22 +74,3 @@ def role():
             f"read:services!service={NAME}",
         ],
     }
-
-
-def processes(live):
-    """Those of live's (pid, real uid) that are the service's server: the course user's processes
-    whose environment names the service (its sandboxes' start from an empty one and end with it)."""
-    user = course_user.account()
-    if user is None:
-        return []
-    marker = f"JUPYTERHUB_SERVICE_NAME={NAME}".encode()
-    return [pid for pid, uid in live if uid == user.pw_uid and marker in environ(pid).split(b"\0")]
-
-
-def environ(pid):
-    """/proc/<pid>/environ as it is (b'' once the process is gone)."""
-    try:
-        with open(f"/proc/{pid}/environ", "rb") as f:
-            return f.read()
-    except OSError:
-        return b""

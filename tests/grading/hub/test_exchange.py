@@ -230,6 +230,7 @@ def cycle():
     finally:
         stopped = make("hub-stop")
         assert stopped.returncode == 0, stopped.stdout + stopped.stderr
+        assert not control.services(control.processes(), [exchange.SERVICE])
         os.remove(DEADLINES)
         if os.path.exists(kept):
             os.rename(kept, DEADLINES)

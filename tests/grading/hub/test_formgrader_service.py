@@ -103,7 +103,7 @@ def test_the_instructors_grade_on_the_hub_as_the_course_user(class_with_a_submis
         assert started.returncode == 0, started.stdout + started.stderr
         assert f"{base}{formgrader.PREFIX}formgrader/" in started.stdout
         hub_pid, grader = control.hub_pid(), course_user.account()
-        served = formgrader.processes(control.processes())
+        served = control.services(control.processes(), [formgrader.NAME])
         assert served and all(set(uids(pid)) == {grader.pw_uid} for pid in served), served
 
         one, two = Formgrader(base, "instructor1"), Formgrader(base, SECOND)
@@ -147,5 +147,5 @@ def test_the_instructors_grade_on_the_hub_as_the_course_user(class_with_a_submis
     finally:
         stopped = make("hub-stop")
     assert stopped.returncode == 0, stopped.stdout + stopped.stderr
-    assert not formgrader.processes(control.processes())
+    assert not control.services(control.processes(), [formgrader.NAME])
     assert not {pid for pid, _ in control.processes()} & service_tree  # its sandboxes too
