@@ -73,7 +73,10 @@ class Collect(OnStore, ExchangeCollect):
         if before and not self.update:
             self.fail(f"hand-ins were collected before; nbgrader collect --update {part} collects "
                       "the new ones, unpacking every learner's latest hand-in again")  # fmt: skip
-        collect.collect(part, force=before)
+        try:
+            collect.collect(part, force=before)
+        except SystemExit as failed:  # the formgrader's server must live on: nbgrader's error
+            self.fail(str(failed))
 
 
 class ReleaseFeedback(OnStore, ExchangeReleaseFeedback):
@@ -113,4 +116,11 @@ class List(OnStore, ExchangeList):
                 for part in released]  # fmt: skip
 
     def remove_files(self):
-        self.fail("the exchange keeps every release and hand-in")
+        """Unrelease a part (the formgrader's Unrelease): its released zips go, learners' hand-ins
+        stay (they are never removed)."""
+        if self.inbound or self.cached:
+            self.fail("the exchange keeps every hand-in: none is removed")
+        part = self.part()
+        store.unrelease(part)
+        self.log.info("%s is no longer released; hand-ins already made are kept", part)
+        return [{"course_id": exchange.COURSE_ID, "assignment_id": part, "status": "removed"}]

@@ -66,6 +66,12 @@ def release(part, editions):
     return done
 
 
+def unrelease(part):
+    """Take part's released zips away (the release folders stay the instructor's)."""
+    if part in PARTS:
+        shutil.rmtree(exchange.outbound(part), ignore_errors=True)
+
+
 def released():
     """{part: [editions]} released to learners."""
     found = {}

@@ -13,6 +13,7 @@ import re
 import shutil
 import subprocess
 import zipfile
+from types import SimpleNamespace
 
 import pytest
 import requests
@@ -25,11 +26,14 @@ from grading.nbgrader import deadlines
 from grading.parts import PARTS
 from grading.paths import AUTOGRADED, DEADLINES, EXCHANGE, FEEDBACK, SUBMITTED, downloaded
 from tests.fixtures.hub_session import (
+    Formgrader,
     free_port,
+    judge_points,
     logged_in,
     make,
     running_as,
     started_server,
+    tree,
     uids_of,
     without_workspaces,
 )
@@ -128,13 +132,12 @@ def zip_of(files):
     return buffer.getvalue()
 
 
-def nbgrader(*argv):
-    """An instructor's nbgrader command in the course, started as root as an instructor on the
-    machine would (grading hands itself to the course user); its output, after asserting it
-    succeeded."""
-    done = course.nbgrader(*argv)
-    assert done.returncode == 0, (done.stdout + done.stderr)[-3000:]
-    return done.stdout + done.stderr
+def pressed(grader, action):
+    """Press one of the formgrader's buttons through its API (a POST); its log, after asserting
+    it succeeded."""
+    said = grader.send("POST", action).json()
+    assert said["success"], (said.get("log", "") + said.get("error", ""))[-3000:]
+    return said.get("log", "")
 
 
 def as_account(name, argv):
@@ -145,18 +148,21 @@ def as_account(name, argv):
                           timeout=60)  # fmt: skip
 
 
-def gradebook_scores(student):
-    """{notebook: score after the late penalty} of a student's part in the gradebook (what a
-    feedback page shows)."""
+def gradebook_notebooks(student):
+    """A student's notebooks of the part, as the gradebook holds them (read, then closed)."""
     from nbgrader.api import Gradebook
 
     from grading.paths import db_url
 
     with Gradebook(db_url()) as gb:
-        submission = gb.find_submission(PART, student)
-        return {
-            nb.name: nb.score - (nb.late_submission_penalty or 0) for nb in submission.notebooks
-        }
+        found = gb.find_submission(PART, student).notebooks
+        return [SimpleNamespace(name=nb.name, score=nb.score, penalty=nb.late_submission_penalty)
+                for nb in found]  # fmt: skip
+
+
+def gradebook_scores(student):
+    """{notebook: score after the late penalty} of a student's part (what a feedback page shows)."""
+    return {nb.name: nb.score - (nb.penalty or 0) for nb in gradebook_notebooks(student)}
 
 
 def forget_class():
@@ -196,7 +202,8 @@ def cycle():
     try:
         assert started.returncode == 0, started.stdout + started.stderr
         course.release()  # make release: release/attention
-        facts["released"] = nbgrader("release_assignment", PART)
+        grader = Formgrader(base, "instructor1")  # the instructor's steps: the formgrader's buttons
+        facts["released"] = pressed(grader, f"assignment/{PART}/release")
         sessions = {name: logged_in(base, name) for name in LEARNERS}
         for name, session in sessions.items():
             started_server(session, base, name)
@@ -216,10 +223,12 @@ def cycle():
         said = to_service(token, url, "POST", f"submit/{PART}", zip_of(forged))
         assert said.status_code == 200, said.text
         facts["forged-arrival"] = said.json()["timestamp"]
-        facts["collected"] = nbgrader("collect", PART)
-        facts["graded"] = classroom.autograde(list(LEARNERS), force=True)
-        classroom.feedback()
-        facts["feedback-released"] = nbgrader("release_feedback", PART)
+        facts["collected"] = pressed(grader, f"assignment/{PART}/collect")
+        for name in LEARNERS:
+            pressed(grader, f"submission/{PART}/{name}/autograde")
+        facts["judged"] = {n: judge_points(os.path.join(SUBMITTED, n, PART)) for n in LEARNERS}
+        pressed(grader, f"assignment/{PART}/generate_feedback")
+        facts["feedback-released"] = pressed(grader, f"assignment/{PART}/release_feedback")
         for name, session in sessions.items():
             facts[f"after-feedback-{name}"] = assignments_tab(session, base, name,
                                                               "fetch_feedback")  # fmt: skip
@@ -247,10 +256,11 @@ def test_each_learner_reads_their_own_feedback_with_the_gradebooks_points(cycle)
     """The released part is listed; both hand-ins arrive; each learner's fetched feedback pages
     are theirs (owned by their account) and show the gradebook's points for them."""
     assert "Released attention to the hub's learners in: en" in cycle["released"]
+    assert "2 learners' hand-ins of attention; 2 new" in cycle["collected"]
+    assert "Released attention's feedback to 2 learners" in cycle["feedback-released"]
     [listed] = cycle["listed"]
     assert (listed["assignment_id"], listed["status"]) == (PART, "fetched")
     assert len(listed["notebooks"]) == 8
-    assert all(o.ok for o in cycle["graded"]), cycle["graded"]
     totals = {}
     for name in LEARNERS:
         [submitted] = [a for a in cycle[f"after-feedback-{name}"] if a["status"] == "submitted"]
@@ -267,6 +277,8 @@ def test_each_learner_reads_their_own_feedback_with_the_gradebooks_points(cycle)
                 shown = SCORE.search(f.read())
             assert shown and float(shown.group(1)) == pytest.approx(score), (name, notebook)
         totals[name] = sum(scores.values())
+        raw = sum(nb.score for nb in gradebook_notebooks(name))
+        assert raw == pytest.approx(cycle["judged"][name])  # the judge's points, as make autograde
     assert totals["learner1"] > totals["learner2"] > 0, totals
 
 
@@ -342,17 +354,3 @@ def test_nothing_below_the_hub_runs_as_root(cycle):
     service = [uid for _, uid, line in cycle["processes"] if "hub.exchange.service" in line]
     assert service == [course_user.account().pw_uid]
     assert running_as(uids_of(*LEARNERS))  # still running here; the fixture stops them
-
-
-def tree(top):
-    """The pids of top's descendants now (parent links from /proc)."""
-    parents = {}
-    for pid, _ in control.processes():
-        status = control.proc_status(pid)
-        if status:
-            parents[pid] = int(status.get("PPid", "0"))
-    found, frontier = set(), {top}
-    while frontier:
-        frontier = {pid for pid, parent in parents.items() if parent in frontier} - found
-        found |= frontier
-    return found

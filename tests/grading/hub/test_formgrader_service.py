@@ -4,8 +4,6 @@ pressed through its own API with an instructor's hub cookie, record the judge's 
 it outlives make hub-stop."""
 
 import os
-import subprocess
-import sys
 
 import pytest
 from nbgrader.api import Gradebook
@@ -14,10 +12,18 @@ from grading import classroom, course_user, hub
 from grading.authoring import course
 from grading.authoring.mistakes import BUGGY
 from grading.hub import control, formgrader
-from grading.paths import FEEDBACK, ROOT, SQLITE_GRADEBOOK
+from grading.paths import FEEDBACK, SQLITE_GRADEBOOK
 from tests.fixtures import hub_session
 from tests.fixtures.helpers import master_points
-from tests.fixtures.hub_session import free_port, logged_in, make
+from tests.fixtures.hub_session import (
+    Formgrader,
+    free_port,
+    judge_points,
+    logged_in,
+    make,
+    tree,
+    uids,
+)
 
 pytestmark = [
     pytest.mark.slow,
@@ -27,7 +33,6 @@ pytestmark = [
 STUDENT = "hub-formgrader"
 MISTAKE = "attention.no_scaling"  # costs step 2's points: the judge's score is not the maximum
 SECOND = "instructor2"  # ATTENTION_HUB_INSTRUCTORS adds them; they share the one formgrader
-GRADING_SECONDS = 600
 REMARK = "Seen on the hub"  # an instructor's comment, through manual grading
 
 
@@ -43,51 +48,6 @@ def class_with_a_submission():
     course.nbgrader("db", "student", "remove", STUDENT, "--force")  # graded afresh
     function, code = BUGGY[MISTAKE]
     return classroom.write_submission(STUDENT, replace={function: code})
-
-
-def judge_points(folder):
-    """The points the judge gives a submission folder: `python -m grading judge` (as root, it
-    hands itself over), each passed cell's points from the masters."""
-    said = subprocess.run([sys.executable, "-m", "grading", "judge", folder], cwd=ROOT,
-                          capture_output=True, text=True, timeout=300, check=True)  # fmt: skip
-    passed = [line.split()[1] for line in said.stdout.splitlines() if line.startswith("[pass] ")]
-    assert passed, said.stdout + said.stderr
-    return sum(master_points()[grade_id] for grade_id in passed)
-
-
-def uids(pid):
-    """pid's real, effective, saved and file-system uids."""
-    return [int(uid) for uid in control.proc_status(pid)["Uid"].split()]
-
-
-def tree(top):
-    """top and every live process below it (by /proc's parent pids)."""
-    parents = {pid: int(control.proc_status(pid).get("PPid", 0)) for pid, _ in control.processes()}
-    found, grew = {top}, True
-    while grew:
-        below = {pid for pid, parent in parents.items() if parent in found} - found
-        found, grew = found | below, bool(below)
-    return found
-
-
-class Formgrader:
-    """The service as an instructor's browser reaches it: their hub cookie, and the service's
-    own _xsrf cookie, which its first page sets."""
-
-    def __init__(self, base, name):
-        self.session = logged_in(base, name)
-        self.root = f"{base}{formgrader.PREFIX}formgrader"
-        self.first_page = self.session.get(f"{self.root}/", timeout=60)
-
-    def get(self, path):
-        """GET a page or an API path of the formgrader."""
-        return self.session.get(f"{self.root}/{path}", timeout=60)
-
-    def send(self, method, path, **kwargs):
-        """A POST or PUT to the formgrader's API, with the service's _xsrf token."""
-        xsrf = self.session.cookies.get("_xsrf", path=formgrader.PREFIX)
-        return self.session.request(method, f"{self.root}/api/{path}", timeout=GRADING_SECONDS,
-                                    headers={"X-XSRFToken": xsrf}, **kwargs)  # fmt: skip
 
 
 def test_the_instructors_grade_on_the_hub_as_the_course_user(class_with_a_submission):
