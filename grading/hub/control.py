@@ -20,6 +20,8 @@ import bcrypt
 
 from grading import course_user, hub, paths
 from grading.hub import accounts, exchange, formgrader
+from grading.hub.exchange import store
+from grading.parts import PARTS
 
 PID = os.path.join(hub.STATE, "hub.pid")
 LOG = os.path.join(hub.STATE, "hub.log")
@@ -48,6 +50,7 @@ def start(port, edition):
     if why:
         raise SystemExit(why)
     write(ACCOUNTS, "\n".join(user.pw_name for user in users))
+    build_releases(edition)  # before the class is given to the course user: the gradebook too
     formgrader.prepare()  # the course user owns the class before its service grades there
     seed_passwords(hub.LEARNERS + hub.INSTRUCTORS)
     child = launch(port, edition)
@@ -63,8 +66,22 @@ def start(port, edition):
         print(f"  {name:<12} {hub.demo_password(name)}")
     print(f"Instructors grade at {address(port)}{formgrader.PREFIX.lstrip('/')}formgrader/ "
           f"(the formgrader, run as {course_user.USER}).")  # fmt: skip
+    if not store.released():
+        print("Nothing is released to the learners yet: Release a part in the formgrader, or run "
+              "nbgrader release_assignment attention (docs/hub.md).")  # fmt: skip
     print("make hub-stop stops it and every server it started (docs/hub.md).")
     return 0
+
+
+def build_releases(edition):
+    """The student edition of each part, in English and in the hub's edition, built when missing
+    (make release's work): what the exchange releases, and learners' workspaces are made of."""
+    from grading.authoring import course
+
+    for part in PARTS:
+        for code in dict.fromkeys(["en", edition]):
+            if not os.path.isdir(paths.release(part, code)):
+                course.release(code, part)
 
 
 def launch(port, edition):

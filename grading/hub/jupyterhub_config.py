@@ -10,12 +10,14 @@ import pwd
 import shutil
 
 from grading import course_user, hub, paths
+from grading.authoring.masters import notebooks
 from grading.hub import exchange, formgrader
+from grading.hub.exchange import store
+from grading.parts import PARTS
 
 c = get_config()  # noqa: F821  (jupyterhub gives the file get_config)
 
 EDITION = os.environ.get("ATTENTION_HUB_EDITION", "en")
-FIRST_NOTEBOOK = "part-1-attention/01-softmax.ipynb"  # what make lab opens
 
 # ── where the hub listens and keeps its state ──
 c.JupyterHub.bind_url = f"http://127.0.0.1:{os.environ.get('ATTENTION_HUB_PORT', hub.PORT)}"
@@ -62,7 +64,6 @@ c.Spawner.server_token_scopes = ["users:activity!user", "access:servers!server",
 # ── each learner's server: JupyterLab as the learner, with make lab's settings ──
 c.JupyterHub.spawner_class = "jupyterhub.spawner.LocalProcessSpawner"
 c.Spawner.cmd = [os.path.join(hub.VENV_BIN, "jupyterhub-singleuser")]
-c.Spawner.default_url = f"/lab/tree/{FIRST_NOTEBOOK}"
 LEARNER_CONFIG = os.path.join(hub.HERE, "learner-config")
 LAB_CONFIG = os.path.join(paths.NOTEBOOKS, "lab-config")  # make lab's
 c.Spawner.environment = {
@@ -96,22 +97,35 @@ def as_learner(user):
 
 
 async def make_workspace(spawner):
-    """Before a server starts: the learner's workspace in their home, made by their own account
-    (`python -m grading workspace`, as make lab runs it), so every file in it is theirs."""
+    """Before a server starts: the learner's workspace in their home, made by their own account,
+    with a folder for each part released on the course's exchange (`python -m grading workspace`,
+    as make lab fills one), so every file in it is theirs; the Lab opens on the first released
+    part's first notebook. A part released later comes through the Assignments tab's Fetch."""
     user = pwd.getpwnam(spawner.user.name)
     workspace = os.path.join(user.pw_dir, hub.WORKSPACE)
-    argv = [*as_learner(user), os.path.join(hub.VENV_BIN, "python"), "-m", "grading", "workspace",
-            workspace, "--edition", EDITION]  # fmt: skip
+    released = [part for part in PARTS if part in store.released()]
+    steps = [[os.path.join(hub.VENV_BIN, "python"), "-m", "grading", "workspace", workspace,
+              "--edition", EDITION, "--part", part] for part in released]  # fmt: skip
+    for argv in steps or [["mkdir", "-p", workspace]]:
+        await as_learner_run(user, argv)
+    spawner.args = lab_arguments(user.pw_dir)
+    spawner.default_url = "/lab"
+    if released:
+        first = PARTS[released[0]]
+        spawner.default_url = f"/lab/tree/{first.folder}/{notebooks(first.masters)[0]}"
+
+
+async def as_learner_run(user, argv):
+    """Run argv as the learner user, in their home; RuntimeError with its output if it fails."""
     env = {"HOME": user.pw_dir, "USER": user.pw_name, "PYTHONPATH": paths.ROOT, "LANG": "C.UTF-8",
            "PATH": f"{hub.VENV_BIN}:/usr/local/bin:/usr/bin:/bin"}  # fmt: skip
     made = await asyncio.create_subprocess_exec(
-        *argv, env=env, cwd=user.pw_dir, stdin=asyncio.subprocess.DEVNULL,
+        *as_learner(user), *argv, env=env, cwd=user.pw_dir, stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT, start_new_session=True,
     )  # fmt: skip
     said, _ = await made.communicate()
     if made.returncode != 0:
         raise RuntimeError(f"{user.pw_name}'s workspace: {said.decode(errors='replace')[-2000:]}")
-    spawner.args = lab_arguments(user.pw_dir)
 
 
 c.Spawner.pre_spawn_hook = make_workspace

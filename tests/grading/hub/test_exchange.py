@@ -20,6 +20,7 @@ import requests
 
 from grading import classroom, course_user, hub
 from grading.authoring import course
+from grading.authoring.masters import notebooks
 from grading.hub import control, exchange
 from grading.hub.exchange import store
 from grading.nbgrader import deadlines
@@ -177,7 +178,8 @@ def forget_class():
         shutil.rmtree(os.path.join(downloaded(PART, "extracted"), student), ignore_errors=True)
         if os.path.exists(os.path.join(downloaded(PART), f"{student}.zip")):
             os.remove(os.path.join(downloaded(PART), f"{student}.zip"))
-    shutil.rmtree(exchange.outbound(PART), ignore_errors=True)
+    for part in PARTS:
+        store.unrelease(part)
 
 
 @pytest.fixture(scope="module")
@@ -185,6 +187,7 @@ def cycle():
     """The whole cycle once, with learner1 given until tomorrow and learner2 due an hour ago."""
     without_workspaces(LEARNERS)
     forget_class()
+    course.release()  # make release: release/attention, which the formgrader's Release releases
     now = datetime.datetime.now(datetime.UTC)
     kept = DEADLINES + ".kept-by-test"
     if os.path.exists(DEADLINES):
@@ -201,14 +204,16 @@ def cycle():
     facts = {"base": base}
     try:
         assert started.returncode == 0, started.stdout + started.stderr
-        course.release()  # make release: release/attention
-        grader = Formgrader(base, "instructor1")  # the instructor's steps: the formgrader's buttons
-        facts["released"] = pressed(grader, f"assignment/{PART}/release")
         sessions = {name: logged_in(base, name) for name in LEARNERS}
         for name, session in sessions.items():
-            started_server(session, base, name)
+            started_server(session, base, name)  # nothing released yet: an empty workspace
         facts["sessions"] = sessions
+        facts["before-release"] = assignments_tab(sessions["learner1"], base, "learner1")
+        grader = Formgrader(base, "instructor1")  # the instructor's steps: the formgrader's buttons
+        facts["released"] = pressed(grader, f"assignment/{PART}/release")
         facts["listed"] = assignments_tab(sessions["learner1"], base, "learner1")
+        for name, session in sessions.items():
+            facts[f"fetched-{name}"] = assignments_tab(session, base, name, "fetch")
         save_in_lab(sessions["learner1"], base, "learner1", learner_files("learner1"))
         save_in_lab(sessions["learner2"], base, "learner2", learner_files("learner2", MISTAKE))
         for name, session in sessions.items():
@@ -255,12 +260,21 @@ def workspace(name):
 def test_each_learner_reads_their_own_feedback_with_the_gradebooks_points(cycle):
     """The released part is listed; both hand-ins arrive; each learner's fetched feedback pages
     are theirs (owned by their account) and show the gradebook's points for them."""
+    assert cycle["before-release"] == []
     assert "Released attention to the hub's learners in: en" in cycle["released"]
+    [released] = cycle["listed"]
+    assert (released["assignment_id"], released["status"]) == (PART, "released")
     assert "2 learners' hand-ins of attention; 2 new" in cycle["collected"]
     assert "Released attention's feedback to 2 learners" in cycle["feedback-released"]
-    [listed] = cycle["listed"]
-    assert (listed["assignment_id"], listed["status"]) == (PART, "fetched")
-    assert len(listed["notebooks"]) == 8
+    for name in LEARNERS:
+        [fetched] = [a for a in cycle[f"fetched-{name}"] if a["status"] != "submitted"]
+        assert (fetched["assignment_id"], fetched["status"]) == (PART, "fetched")
+        assert [n["path"] for n in fetched["notebooks"]] == [
+            f"{PARTS[PART].folder}/{n}" for n in notebooks(PARTS[PART].masters)
+        ]
+        for notebook in fetched["notebooks"]:  # in the workspace, the learner's own files
+            path = os.path.join(pwd.getpwnam(name).pw_dir, hub.WORKSPACE, notebook["path"])
+            assert os.stat(path).st_uid == pwd.getpwnam(name).pw_uid
     totals = {}
     for name in LEARNERS:
         [submitted] = [a for a in cycle[f"after-feedback-{name}"] if a["status"] == "submitted"]

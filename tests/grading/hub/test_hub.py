@@ -8,7 +8,10 @@ import pwd
 import pytest
 
 from grading import hub
+from grading.authoring import course
 from grading.hub import control
+from grading.hub.exchange import store
+from grading.parts import PARTS
 from tests.fixtures.hub_session import (
     free_port,
     hub_api,
@@ -32,9 +35,16 @@ FIRST_NOTEBOOK = "01-softmax.ipynb"
 @pytest.fixture
 def fresh_learner1():
     """learner1's home without the workspace a previous run made, so the hub's is what the test
-    sees."""
+    sees; part one released on the course's exchange (so the hub fills learner1's workspace with
+    it), part two not; afterwards nothing is released."""
     without_workspaces(["learner1"])
+    store.unrelease("xslm")
+    course.release()
+    done = course.nbgrader("release_assignment", "attention")  # as root: as the course user
+    assert done.returncode == 0, (done.stdout + done.stderr)[-2000:]
     yield
+    for part in PARTS:
+        store.unrelease(part)
 
 
 def test_hub_runs_each_learner_as_themselves_and_stops_clean(fresh_learner1):
@@ -62,6 +72,8 @@ def test_hub_runs_each_learner_as_themselves_and_stops_clean(fresh_learner1):
         assert lab.status_code == 200 and "JupyterLab" in lab.text
         listed = one.get(f"{base}/user/learner1/api/contents/part-1-attention", timeout=30)
         assert FIRST_NOTEBOOK in {item["name"] for item in listed.json()["content"]}
+        top = one.get(f"{base}/user/learner1/api/contents/", timeout=30).json()["content"]
+        assert PARTS["xslm"].folder not in {item["name"] for item in top}  # not released
 
         two = logged_in(base, "learner2")
         assert two.get(f"{base}/user/learner1/lab", timeout=30).status_code == 403
