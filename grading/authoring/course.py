@@ -29,10 +29,10 @@ def tool_environment():
     return dict(os.environ, PATH=path, PYTHONPATH=ROOT)
 
 
-def nbgrader(*args, edition=None, course=None):
+def nbgrader(*args, edition=None, course=None, env=None):
     """Run one nbgrader command from the course root, with this environment's tools on PATH;
-    course: another class folder for it (grader_config's COURSE)."""
-    env = tool_environment()
+    course: another class folder for it (grader_config's COURSE); env: variables to add."""
+    env = {**tool_environment(), **(env or {})}
     if edition:
         env["ATTENTION_EDITION"] = edition  # grader_config's code stub speaks it
     if course:  # a class of its own has its own SQLite gradebook, never DB_URL's

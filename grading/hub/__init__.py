@@ -18,7 +18,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 CONFIG = os.path.join(HERE, "jupyterhub_config.py")
 PORT = 8000
 
-# The demo class: two learners and an instructor, each with the password make hub prints
+# The demo class, when no class is named: two learners and an instructor, each with the password
+# make hub prints (the hub listens on 127.0.0.1 only). A named class has no demo account.
 LEARNERS = ("learner1", "learner2")
 INSTRUCTORS = ("instructor1",)
 WORKSPACE = "workspace"  # in each home: what `make lab` makes, made by the learner's own account
@@ -29,16 +30,25 @@ def demo_password(name):
     return f"{name}-attention"
 
 
+def named(variable):
+    """The account names an environment variable lists (spaces between), in order, once each."""
+    return tuple(dict.fromkeys(os.environ.get(variable, "").split()))
+
+
+def demo():
+    """Whether the hub serves the demo class: neither ATTENTION_HUB_LEARNERS nor
+    ATTENTION_HUB_INSTRUCTORS names anyone."""
+    return not (named("ATTENTION_HUB_LEARNERS") or named("ATTENTION_HUB_INSTRUCTORS"))
+
+
 def learners():
-    """The class's learners: the demo's, and those ATTENTION_HUB_LEARNERS names (spaces between)."""
-    more = tuple(os.environ.get("ATTENTION_HUB_LEARNERS", "").split())
-    return tuple(dict.fromkeys(LEARNERS + more))
+    """The class's learners: those ATTENTION_HUB_LEARNERS names, or the demo's."""
+    return LEARNERS if demo() else named("ATTENTION_HUB_LEARNERS")
 
 
 def instructors():
-    """The class's instructors: the demo's, and those ATTENTION_HUB_INSTRUCTORS names."""
-    more = tuple(os.environ.get("ATTENTION_HUB_INSTRUCTORS", "").split())
-    return tuple(dict.fromkeys(INSTRUCTORS + more))
+    """The class's instructors: those ATTENTION_HUB_INSTRUCTORS names, or the demo's."""
+    return INSTRUCTORS if demo() else named("ATTENTION_HUB_INSTRUCTORS")
 
 
 def everyone():

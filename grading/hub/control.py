@@ -8,6 +8,7 @@ The hub's files (its log, pid, database and passwords) are in grading.hub.STATE.
 
 import dbm
 import os
+import secrets
 import signal
 import socket
 import subprocess
@@ -29,6 +30,7 @@ PORT_FILE = os.path.join(hub.STATE, "port")
 ACCOUNTS = os.path.join(hub.STATE, "accounts")  # every account the hub was started with
 PROXY_PID = os.path.join(hub.STATE, "proxy.pid")
 PASSWORDS = os.path.join(hub.STATE, "passwords")
+INITIAL = os.path.join(hub.STATE, "initial-passwords")  # name<TAB>password, as make hub gave them
 STARTUP_SECONDS = 90
 STOP_SECONDS = 30
 
@@ -52,7 +54,7 @@ def start(port, edition):
     write(ACCOUNTS, "\n".join(user.pw_name for user in users))
     build_releases(edition)  # before the class is given to the course user: the gradebook too
     formgrader.prepare()  # the course user owns the class before its service grades there
-    seed_passwords(hub.LEARNERS + hub.INSTRUCTORS)
+    given = seed_passwords()
     child = launch(port, edition)
     write(PID, str(child.pid))
     write(PORT_FILE, str(port))
@@ -61,9 +63,14 @@ def start(port, edition):
         print(tail(LOG), file=sys.stderr)
         stop()
         return 1
-    print(f"The hub answers at {address(port)}\nDemo logins (user / password):")
-    for name in hub.LEARNERS + hub.INSTRUCTORS:
-        print(f"  {name:<12} {hub.demo_password(name)}")
+    print(f"The hub answers at {address(port)}")
+    if hub.demo():
+        print("The demo class; its logins (user / password):")
+        for name in hub.everyone():
+            print(f"  {name:<12} {hub.demo_password(name)}")
+    elif given:
+        print(f"Initial passwords of {len(given)} new accounts: {INITIAL} (only root reads it); "
+              f"each changes theirs at {address(port)}hub/auth/change-password")  # fmt: skip
     print(f"Instructors grade at {address(port)}{formgrader.PREFIX.lstrip('/')}formgrader/ "
           f"(the formgrader, run as {course_user.USER}).")  # fmt: skip
     if not store.released():
@@ -103,13 +110,43 @@ def launch(port, edition):
         )  # fmt: skip
 
 
-def seed_passwords(names):
-    """The demo accounts' passwords, where none is set yet (bcrypt, as the authenticator keeps
-    them); any other account sets its own at its first login."""
+def seed_passwords():
+    """Every account of the class has a password before anyone can log in (the first-use
+    authenticator would take the first one tried as an account's own): the demo's its printed
+    one, always; a named class's a random one, written to INITIAL for the instructor to hand
+    out, also where an account still holds its demo password from an earlier demo. Returns the
+    names given one now."""
+    given = {}
     with dbm.open(PASSWORDS, "c", 0o600) as kept:
-        for name in names:
-            if name.encode() not in kept:
-                kept[name] = bcrypt.hashpw(hub.demo_password(name).encode(), bcrypt.gensalt())
+        for name in hub.everyone():
+            held = kept.get(name.encode())
+            if hub.demo():
+                password = hub.demo_password(name)  # what make hub prints, whatever came before
+            elif held is None or demo_password_held(name, held):
+                password = secrets.token_urlsafe(12)
+                given[name] = password
+            else:
+                password = None  # the account's own, chosen or handed out before
+            if password:
+                kept[name] = bcrypt.hashpw(password.encode(), bcrypt.gensalt())
+    if given:
+        fd = os.open(INITIAL, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+        with os.fdopen(fd, "a", encoding="utf-8") as f:
+            f.writelines(f"{name}\t{password}\n" for name, password in given.items())
+    return list(given)
+
+
+def demo_password_held(name, held):
+    """Whether a demo account's stored hash is still its demo password."""
+    return name in hub.LEARNERS + hub.INSTRUCTORS and bcrypt.checkpw(
+        hub.demo_password(name).encode(), held
+    )
+
+
+def initial_password(name):
+    """The last initial password make hub gave name (INITIAL), or None."""
+    given = [line.split("\t") for line in read(INITIAL).splitlines() if "\t" in line]
+    return next((password for who, password in reversed(given) if who == name), None)
 
 
 def answers(port, child):

@@ -18,7 +18,7 @@ from nbgrader.plugins import FileNameCollectorPlugin
 
 from grading import course_user
 from grading.authoring.course import nbgrader
-from grading.nbgrader import deadlines, hand_ins
+from grading.nbgrader import deadlines, hand_ins, unpack
 from grading.parts import ASSIGNMENT, PARTS, registered
 from grading.paths import STUDENT_ID, downloaded
 
@@ -76,18 +76,22 @@ class HandInCollector(FileNameCollectorPlugin):
         return {"student_id": student, "file_id": file_id, "timestamp": when.isoformat()}
 
 
-def collect(part=ASSIGNMENT, force=False):
-    """nbgrader zip_collect with the course's extractor and collector; exits non-zero on failure."""
+def collect(part=ASSIGNMENT, force=False, only=None):
+    """nbgrader zip_collect with the course's extractor and collector; exits non-zero on failure.
+    only: the students whose zips to unpack (into submitted/, over what they had there); every
+    other student's submission is left as it is."""
     registered(part)
     archive = downloaded(part)
     if not os.path.isdir(archive) or not os.listdir(archive):
         raise SystemExit(f"no zips to collect: put them in downloaded/{part}/archive/<student>.zip")
-    done = nbgrader("zip_collect", part, *(["--force"] if force else []))
+    chosen = {} if only is None else {unpack.ONLY: " ".join(sorted(only))}
+    done = nbgrader("zip_collect", part, *(["--force"] if force else []), env=chosen)
     print(done.stdout + done.stderr, end="")
     if done.returncode != 0:
         again = "" if force else " (collected before? make collect FORCE=1 extracts all again)"
         raise SystemExit(f"nbgrader zip_collect {part} failed (its log is above){again}")
-    hand_ins.record_collected(part, zip_times(part))  # what grading takes as hand-in times
+    times = zip_times(part)  # what grading takes as hand-in times, for what was unpacked
+    hand_ins.record_collected(part, {s: t for s, t in times.items() if only is None or s in only})
     for line in hand_in_times(part):
         print(line)
 

@@ -20,6 +20,7 @@ with a note of why beside it, and the others are collected.
 import os
 import shutil
 import stat
+import struct
 import unicodedata
 import zipfile
 
@@ -35,6 +36,12 @@ FILE_MODE, FOLDER_MODE = 0o644, 0o755
 ARCHIVES = (".zip", ".gz")  # what nbgrader's own extractor would unpack again, nested
 CHUNK = 1 << 16
 METHODS = (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED)  # what every zip tool writes; both bounded
+# The zip format's own records (APPNOTE 4.3.12, 4.3.16): the end of the central directory, and the
+# fixed part of each entry's record in it; the largest directory and field a hand-in has
+END_RECORD, END_SIGNATURE = struct.Struct("<4s4H2LH"), b"PK\x05\x06"
+ENTRY_HEADER, ENTRY_SIGNATURE = 46, b"PK\x01\x02"
+MAX_DIRECTORY = 256 * 1024  # MAX_ENTRIES records of a few hundred bytes each
+MAX_FIELD = 1024  # an entry's extra fields, or its comment: zip tools write a few dozen bytes
 
 
 class Refused(Exception):
@@ -132,12 +139,42 @@ def write_file(z, entry, path, budget):
     return written
 
 
+def directory_bounds(zip_path):
+    """Refused unless the zip's central directory is one a zip tool writes: read from its own
+    fixed-size records before zipfile parses it, which costs time quadratic in an entry's extra
+    field (a learner's 8 MiB zip of such fields took seconds, and the exchange serves everyone)."""
+    with open(zip_path, "rb") as f:
+        f.seek(0, os.SEEK_END)
+        size = f.tell()
+        f.seek(max(0, size - END_RECORD.size - 0xFFFF))  # the end record, and its comment at most
+        tail = f.read()
+        at = tail.rfind(END_SIGNATURE)
+        if at < 0 or len(tail) - at < END_RECORD.size:
+            raise Refused("it is not a zip file")
+        _, _, _, _, entries, length, offset, _ = END_RECORD.unpack_from(tail, at)
+        if entries > MAX_ENTRIES or length > MAX_DIRECTORY:
+            raise Refused(f"its directory ({entries} entries, {length} bytes) is larger than a "
+                          "hand-in's")  # fmt: skip
+        f.seek(offset)
+        directory = f.read(length)
+    at = 0
+    while at < len(directory):
+        if directory[at : at + 4] != ENTRY_SIGNATURE or at + ENTRY_HEADER > len(directory):
+            raise Refused("its directory is damaged")
+        name, extra, comment = struct.unpack_from("<3H", directory, at + 28)
+        if extra > MAX_FIELD or comment > MAX_FIELD:
+            raise Refused(f"an entry carries {max(extra, comment)} bytes of extra fields or "
+                          "comment, more than zip tools write")  # fmt: skip
+        at += ENTRY_HEADER + name + extra + comment
+
+
 def opened(zip_path):
     """(ZipFile, plan) of a hand-in zip, read and checked whole; Refused if it cannot be."""
     if not zipfile.is_zipfile(zip_path):
         raise Refused("it is not a zip file")
     if os.path.getsize(zip_path) > MAX_BYTES:  # bounds what reading its directory costs
         raise Refused(f"it is larger than {MAX_BYTES // 2**20} MiB")
+    directory_bounds(zip_path)
     try:
         z = zipfile.ZipFile(zip_path)
     except Exception as err:  # a directory that lies: this zip's fault, not the class's
@@ -182,19 +219,28 @@ def set_aside(zip_path, part, reason):
     return name
 
 
+# The students whose zips one collection unpacks (spaces between), when not every zip: the
+# hub's exchange collects only new hand-ins, and leaves everyone else's submission as it is
+ONLY = "ATTENTION_COLLECT_ONLY"
+
+
 class HandInExtractor(ExtractorPlugin):
     """ZipCollectApp.extractor_plugin: each downloaded/<part>/archive/<student>.zip unpacked into
     extracted/<student>/ by unpack(); anything else in archive/ is left where it is, said so."""
 
     def extract(self, archive_path, extracted_path):
-        """Unpack every student's zip; set the unsafe ones aside with the reason."""
+        """Unpack every student's zip (or only those ONLY names); set the unsafe ones aside
+        with the reason."""
         part = self.parent.coursedir.assignment_id
+        only = set(os.environ.get(ONLY, "").split()) or None
         for name in sorted(os.listdir(archive_path)):
             path = os.path.join(archive_path, name)
             student = name.removesuffix(".zip") if name.endswith(".zip") else ""  # as collected
             if not stat.S_ISREG(os.lstat(path).st_mode) or not STUDENT_ID.fullmatch(student):
                 self.log.warning("Left alone (not a <student>.zip file): %s", name)
                 continue
+            if only is not None and student not in only:
+                continue  # collected before, and left as it is in submitted/
             try:
                 unpack(path, os.path.join(extracted_path, student))
             except Refused as why:

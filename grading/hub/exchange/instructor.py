@@ -62,19 +62,20 @@ class Collect(OnStore, ExchangeCollect):
 
         part = self.part()
         latest = store.latest(part)
-        placed = [s for s, (moment, path) in latest.items()
-                  if store.place_for_collect(part, s, moment, path)]  # fmt: skip
+        new = [s for s, (moment, _) in latest.items() if not store.is_placed(part, s, moment)]
         self.log.info("%d learners' hand-ins of %s; %d new since the last collect: %s",
-                      len(latest), part, len(placed), ", ".join(placed) or "none")  # fmt: skip
-        if not placed:
+                      len(latest), part, len(new), ", ".join(new) or "none")  # fmt: skip
+        if not new:
             return
-        extracted = paths.downloaded(part, "extracted")
-        before = os.path.isdir(extracted) and bool(os.listdir(extracted))
-        if before and not self.update:
-            self.fail(f"hand-ins were collected before; nbgrader collect --update {part} collects "
-                      "the new ones, unpacking every learner's latest hand-in again")  # fmt: skip
-        try:
-            collect.collect(part, force=before)
+        earlier = [s for s in new if os.path.isdir(os.path.join(paths.SUBMITTED, s, part))]
+        if earlier and not self.update:
+            self.fail(f"{', '.join(earlier)} handed in again since the last collect; nbgrader "
+                      f"collect --update {part} (the formgrader's Collect) puts their latest "
+                      "hand-ins in place of the earlier ones")  # fmt: skip
+        for student in new:
+            store.place_for_collect(part, student, *latest[student])
+        try:  # only the new hand-ins are unpacked: everyone else's submission stays as it is
+            collect.collect(part, force=True, only=new)
         except SystemExit as failed:  # the formgrader's server must live on: nbgrader's error
             self.fail(str(failed))
 

@@ -145,7 +145,8 @@ def main():
         raise SystemExit("the exchange service runs as the course user, never as root")
     logging.basicConfig(level=logging.INFO, format="[%(levelname)s %(asctime)s exchange] %(message)s")
     address = urllib.parse.urlsplit(os.environ["JUPYTERHUB_SERVICE_URL"])
-    server = httpserver.HTTPServer(application(), max_body_size=unpack.MAX_BYTES + 4096)
+    server = httpserver.HTTPServer(application(), max_body_size=unpack.MAX_BYTES + 4096,
+                                   idle_connection_timeout=60, body_timeout=120)  # fmt: skip
     server.listen(address.port, address.hostname)
     try:
         ioloop.IOLoop.current().start()

@@ -10,6 +10,7 @@ import io
 import os
 import secrets
 import shutil
+import tempfile
 import zipfile
 
 from grading import paths
@@ -118,9 +119,9 @@ def receive(part, student, data, moment=None):
     arriving = os.path.join(mine, f".arriving-{secrets.token_hex(8)}")
     with open(arriving, "xb") as f:
         f.write(data)
-    try:
-        z, _ = unpack.opened(arriving)  # the whole zip checked, as make collect checks it
-        z.close()
+    try:  # unpacked once, as make collect unpacks it, and thrown away: a zip refused there is
+        with tempfile.TemporaryDirectory(dir=mine) as scratch:  # refused here, nothing kept
+            unpack.unpack(arriving, os.path.join(scratch, "trial"))
         while os.path.exists(os.path.join(mine, exchange.arrival_name(moment))):
             moment += datetime.timedelta(microseconds=1)  # two in one microsecond: both kept
         kept = os.path.join(mine, exchange.arrival_name(moment))
@@ -152,21 +153,35 @@ def latest(part):
     return {s: kept[-1] for s, kept in found.items() if kept}
 
 
+def archived(part, student):
+    """downloaded/<part>/archive/<student>.zip: where make collect takes a learner's zip from."""
+    return os.path.join(paths.downloaded(part), f"{student}.zip")
+
+
+def is_placed(part, student, moment):
+    """Whether the archive holds the learner's hand-in of that arrival already."""
+    try:
+        return os.lstat(archived(part, student)).st_mtime_ns == nanoseconds(moment)
+    except FileNotFoundError:
+        return False
+
+
 def place_for_collect(part, student, moment, path):
     """Copy a hand-in to downloaded/<part>/archive/<student>.zip with its arrival as its time
-    (what make collect takes as the hand-in time); whether that changed the archive."""
-    target = os.path.join(folder(paths.downloaded(part)), f"{student}.zip")
-    stamp = nanoseconds(moment)
+    (what make collect takes as the hand-in time). A zip there that is none of the learner's
+    hand-ins (one from an LMS, say) is moved to downloaded/<part>/replaced/ first: nothing lost."""
+    target = archived(part, student)
+    arrivals = {nanoseconds(m) for m, _ in hand_ins_of(part, student)}
     try:
-        same = os.lstat(target).st_mtime_ns == stamp
+        foreign = os.lstat(target).st_mtime_ns not in arrivals
     except FileNotFoundError:
-        same = False
-    if same:
-        return False
+        foreign = False
+    if foreign:
+        aside = folder(paths.downloaded(part, "replaced"))
+        os.rename(target, os.path.join(aside, f"{student}.{now().strftime(exchange.ARRIVAL)}.zip"))
     with open(path, "rb") as f:
         write_new(target, f.read())
-    os.utime(target, ns=(stamp, stamp))
-    return True
+    os.utime(target, ns=(nanoseconds(moment),) * 2)
 
 
 def nanoseconds(moment):

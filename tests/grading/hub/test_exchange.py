@@ -237,6 +237,17 @@ def cycle():
         for name, session in sessions.items():
             facts[f"after-feedback-{name}"] = assignments_tab(session, base, name,
                                                               "fetch_feedback")  # fmt: skip
+        # learner1 hands in once more; the instructor has a note in learner2's submission: the
+        # next Collect takes learner1's new hand-in and leaves learner2's folder as it is
+        note = os.path.join(SUBMITTED, "learner2", PART, "instructor-note.txt")
+        with open(note, "w", encoding="utf-8") as f:
+            f.write("seen\n")
+        facts["again"] = assignments_tab(sessions["learner1"], base, "learner1", "submit")
+        facts["recollected"] = pressed(grader, f"assignment/{PART}/collect")
+        facts["note-kept"] = os.path.exists(note)
+        stamp = os.path.join(SUBMITTED, "learner1", PART, "timestamp.txt")
+        with open(stamp, encoding="utf-8") as f:
+            facts["learner1-time"] = f.read().strip()
         facts["processes"] = [(pid, uid, control.cmdline(pid)) for pid, uid in control.processes()]
         facts["hub-pid"] = control.hub_pid()
         facts["hub-tree"] = tree(facts["hub-pid"])
@@ -306,6 +317,17 @@ def test_the_hand_in_time_is_the_exchanges_not_the_learners(cycle):
     assert late["learner1"].seconds_late == 0 and late["learner1"].penalty == 0
     with open(os.path.join(SUBMITTED, "learner2", PART, "timestamp.txt"), encoding="utf-8") as f:
         assert FORGED not in f.read()
+
+
+def test_collect_again_takes_only_the_new_hand_in(cycle):
+    """learner1's second hand-in replaces their collected one (its time is the exchange's, later
+    than the first); learner2, who handed in nothing new, keeps the instructor's note."""
+    assert "1 new since the last collect: learner1" in cycle["recollected"]
+    assert cycle["note-kept"]
+    [submitted] = [a for a in cycle["again"] if a["status"] == "submitted"]
+    latest = datetime.datetime.strptime(submitted["submissions"][-1]["timestamp"], exchange.SHOWN)
+    collected = datetime.datetime.fromisoformat(cycle["learner1-time"])
+    assert abs(collected - latest) < datetime.timedelta(milliseconds=1)
 
 
 def test_a_learner_reaches_nothing_of_anothers(cycle):

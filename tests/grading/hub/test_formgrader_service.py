@@ -12,7 +12,7 @@ from grading import classroom, course_user, hub
 from grading.authoring import course
 from grading.authoring.mistakes import BUGGY
 from grading.hub import control, formgrader
-from grading.paths import FEEDBACK, SQLITE_GRADEBOOK
+from grading.paths import COURSE, FEEDBACK, SQLITE_GRADEBOOK
 from tests.fixtures import hub_session
 from tests.fixtures.helpers import master_points
 from tests.fixtures.hub_session import (
@@ -20,6 +20,7 @@ from tests.fixtures.hub_session import (
     free_port,
     judge_points,
     logged_in,
+    login_attempt,
     make,
     tree,
     uids,
@@ -42,7 +43,7 @@ def class_with_a_submission():
     written before make hub, which gives the class to the course user; no earlier grades of
     that learner. Refused while another hub's accounts have processes (make hub-stop would end
     them)."""
-    hub_session.quiet_accounts(*hub.everyone(), SECOND)
+    hub_session.quiet_accounts(*hub.everyone(), "instructor1", SECOND)
     assert control.hub_pid() is None, "this checkout's hub runs: make hub-stop first"
     course.release()  # also registers the part in the gradebook
     course.nbgrader("db", "student", "remove", STUDENT, "--force")  # graded afresh
@@ -57,23 +58,44 @@ def test_the_instructors_grade_on_the_hub_as_the_course_user(class_with_a_submis
     comment, Generate Feedback writes the pages with it; make hub-stop leaves none of it."""
     port = free_port()
     base = f"http://127.0.0.1:{port}"
-    env = dict(os.environ, ATTENTION_HUB_INSTRUCTORS=SECOND)
+    # a named class: no demo account, every password a random one given by make hub
+    env = dict(os.environ, ATTENTION_HUB_LEARNERS="learner1",
+               ATTENTION_HUB_INSTRUCTORS=f"instructor1 {SECOND}")  # fmt: skip
     started = make("hub", f"HUB_PORT={port}", env=env)
     try:
         assert started.returncode == 0, started.stdout + started.stderr
+        assert control.INITIAL in started.stdout and "learner1-attention" not in started.stdout
+        for name in ("instructor1", SECOND):  # neither the demo's password nor a first try
+            for guess in (hub.demo_password(name), "chosen-by-whoever-comes-first"):
+                tried = login_attempt(base, name, guess)
+                assert "/hub/login" in tried.said.headers.get("location", "/hub/login"), name
+        assert login_attempt(base, "learner2", "learner2-attention").said.status_code != 302
         assert f"{base}{formgrader.PREFIX}formgrader/" in started.stdout
         hub_pid, grader = control.hub_pid(), course_user.account()
         served = control.services(control.processes(), [formgrader.NAME])
         assert served and all(set(uids(pid)) == {grader.pw_uid} for pid in served), served
 
-        one, two = Formgrader(base, "instructor1"), Formgrader(base, SECOND)
+        given = {name: control.initial_password(name) for name in ("learner1", "instructor1",
+                                                                   SECOND)}  # fmt: skip
+        one = Formgrader(base, "instructor1", given["instructor1"])
+        two = Formgrader(base, SECOND, given[SECOND])
         for instructor in (one, two):
             assert instructor.first_page.status_code == 200, instructor.first_page.text[-2000:]
             assert "Manage Assignments" in instructor.first_page.text
         assert sorted(a["name"] for a in one.get("api/assignments").json()) == ["attention", "xslm"]
         home = one.session.get(f"{base}/hub/home", timeout=30)
         assert formgrader.PREFIX in home.text  # listed on the instructor's home page
-        learner = logged_in(base, "learner1")
+        for method, path in (
+            ("POST", "api/kernels"),
+            ("GET", "api/sessions"),
+            ("POST", "api/terminals"),
+            ("PUT", "api/contents/planted.py"),
+        ):
+            said = one.session.request(method, f"{base}{formgrader.PREFIX}{path}", timeout=30,
+                                       headers={"X-XSRFToken": one.xsrf()}, json={})  # fmt: skip
+            assert said.status_code in (403, 404), (path, said.status_code)  # no code, no write
+        assert not os.path.exists(os.path.join(COURSE, "planted.py"))
+        learner = logged_in(base, "learner1", given["learner1"])
         assert learner.get(f"{one.root}/", timeout=30).status_code == 403
         assert learner.get(f"{one.root}/api/assignments", timeout=30).status_code == 403
 
