@@ -10,7 +10,7 @@ export PYTHONPATH := $(CURDIR)
 # SYSTEM_INSTALL=0: only tell. BWRAP=/path: the sandbox's bubblewrap, if not the one on PATH.
 SYSTEM := $(PYTHON) -m grading system
 
-.PHONY: reach dask-worker course-user system-test system-grading system-feedback system-demo system-browser system-site system-hub system-postgres site collect bench-site lab lint format test test-fast test-quick postgres postgres-stop hub hub-stop bench-grading bench-judge bench-similar release autograde feedback grades report similar roster export demo reference fingerprints notebooks bench sandbox clean
+.PHONY: reach dask-worker course-user system-test system-grading system-feedback system-demo system-browser system-site system-hub system-postgres site collect bench-site lab lint format test test-fast test-quick postgres postgres-stop hub hub-stop bench-hub bench-grading bench-judge bench-similar release autograde feedback grades report similar roster export demo reference fingerprints notebooks bench sandbox clean
 
 # .venv is made from the course's own copy of the interpreter (.python/, grading/machine/interpreter.py):
 # the course user and every sandbox can run it, wherever PYTHON was installed.
@@ -259,6 +259,11 @@ bench-judge: system-grading $(BIN)/.installed
 ## make bench-similar: how long make similar takes for a class of 200 (SIZE=N), made in memory
 bench-similar: $(BIN)/.installed
 	$(BIN)/python -m bench.similarity --size $(or $(SIZE),200)
+
+## make bench-hub: SIZE (default 20) learners on the course's hub at once, from hand-in to feedback
+## (as root, no other hub running; python -m bench.hub_class -h)
+bench-hub: reach system-hub $(BIN)/.hub $(HUB_PROXY)
+	$(BIN)/python -m bench.hub_class $(if $(SIZE),--size $(SIZE))
 
 ## make bench-grading: a class of SIZE (default 40) graded by plain nbgrader and each lane: JOBS=1, 2, 4,
 ## EXECUTE=0 JOBS=2, Dask; PART=xslm: part two's class; LANES=plain,noexec-2,4 (python -m bench.grading -h)
