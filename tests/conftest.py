@@ -35,6 +35,7 @@ SAME_WORKER = {
     "tests/grading/hub/test_hub.py": "hub",
     "tests/grading/hub/test_formgrader_service.py": "hub",
     "tests/grading/hub/test_exchange.py": "hub",
+    "tests/grading/hub/test_lti.py": "hub",
 }
 # The top-level packages and modules of the checkout: a worker in a copy imports them from there.
 COURSE_MODULES = ("grading", "checkpoints", "xslm", "lite", "model", "grader_config")

@@ -20,7 +20,7 @@ import urllib.request
 import bcrypt
 
 from grading import course_user, hub, paths
-from grading.hub import accounts, exchange, formgrader
+from grading.hub import accounts, exchange, formgrader, lti
 from grading.hub.exchange import store
 from grading.parts import PARTS
 
@@ -45,6 +45,7 @@ def start(port, edition):
         print(f"The hub is already running (pid {running}) at {address(read(PORT_FILE))}; "
               "make hub-stop stops it.")  # fmt: skip
         return 0
+    registration = lti.settings()  # all of the LMS's registration, or none of it
     os.makedirs(hub.STATE, mode=0o700, exist_ok=True)
     os.chmod(hub.STATE, 0o700)
     users = [accounts.make(name) for name in hub.everyone()]
@@ -64,7 +65,11 @@ def start(port, edition):
         stop()
         return 1
     print(f"The hub answers at {address(port)}")
-    if hub.demo():
+    if registration:
+        print(f"Logins come from the LMS ({registration['issuer']}), as the class's accounts "
+              f"only; register there {address(port)}hub/lti13/oauth_login (login initiation) "
+              f"and {address(port)}hub/lti13/oauth_callback (redirect): docs/hub.md")  # fmt: skip
+    elif hub.demo():
         print("The demo class; its logins (user / password):")
         for name in hub.everyone():
             print(f"  {name:<12} {hub.demo_password(name)}")

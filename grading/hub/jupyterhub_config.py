@@ -11,7 +11,7 @@ import shutil
 
 from grading import course_user, hub, paths
 from grading.authoring.masters import notebooks
-from grading.hub import exchange, formgrader
+from grading.hub import exchange, formgrader, lti
 from grading.hub.exchange import store
 from grading.parts import PARTS
 
@@ -39,6 +39,11 @@ c.JupyterHub.load_groups = {
     "learners": {"users": list(hub.learners())},
     "instructors": {"users": list(hub.instructors())},
 }
+
+# ── LTI 1.3: when make hub is given the LMS's registration (ATTENTION_HUB_LTI_*), everyone logs
+# in from the LMS instead, still only as the class's accounts and groups above (grading/hub/lti.py)
+if lti.configured():
+    lti.configure(c)
 
 # ── the course's exchange: a service run as the course user (grading/hub/exchange/) ──
 EXCHANGE_URL = f"http://127.0.0.1:{os.environ['ATTENTION_HUB_EXCHANGE_PORT']}"
