@@ -143,9 +143,19 @@ def fill(book, solutions, replace=None):
     return book
 
 
+def part_notebooks(part):
+    """A part's notebook names, in step order: its masters'. Where this account may not read the
+    masters (a learner's on the hub: grading.hub.privacy), its English student edition's, which
+    make hub builds and learners may read: the same names. None when neither is there to read."""
+    for folder in (PARTS[part].masters, paths.release(part)):
+        if os.access(folder, os.R_OK | os.X_OK):
+            return notebooks(folder)
+    return []
+
+
 def notebooks_in(folder, part):
     """The names of part's notebooks that folder holds."""
-    return [n for n in notebooks(PARTS[part].masters) if os.path.exists(os.path.join(folder, n))]
+    return [n for n in part_notebooks(part) if os.path.exists(os.path.join(folder, n))]
 
 
 def counted(n, part):
@@ -173,7 +183,7 @@ def shown(path):
 def flat_files(dest, part):
     """A part's files at the top of a workspace of the older flat layout, which kept every part
     there: its notebooks (and Jupyter's checkpoints of them), its learner files, its hand-in zip."""
-    names = notebooks(part.masters)
+    names = part_notebooks(part.name)
     candidates = [
         *names,
         *(f".ipynb_checkpoints/{n[: -len('.ipynb')]}-checkpoint.ipynb" for n in names),

@@ -20,7 +20,7 @@ import urllib.request
 import bcrypt
 
 from grading import course_user, hub, paths
-from grading.hub import accounts, exchange, formgrader, lti
+from grading.hub import accounts, exchange, formgrader, lti, privacy
 from grading.hub.exchange import store
 from grading.parts import PARTS
 
@@ -55,6 +55,7 @@ def start(port, edition):
     write(ACCOUNTS, "\n".join(user.pw_name for user in users))
     build_releases(edition)  # before the class is given to the course user: the gradebook too
     formgrader.prepare()  # the course user owns the class before its service grades there
+    privacy.lock(users[0])  # the instructor's files of the checkout shut to the class, checked
     given = seed_passwords()
     child = launch(port, edition)
     write(PID, str(child.pid))

@@ -103,14 +103,15 @@ def as_learner(user):
 
 async def make_workspace(spawner):
     """Before a server starts: the learner's workspace in their home, made by their own account,
-    with a folder for each part released on the course's exchange (`python -m grading workspace`,
-    as make lab fills one), so every file in it is theirs; the Lab opens on the first released
-    part's first notebook. A part released later comes through the Assignments tab's Fetch."""
+    with a folder for each part released on the course's exchange, filled from the student edition
+    make hub built (grading.hub.workspace, as make lab fills one), so every file in it is theirs;
+    the Lab opens on the first released part's first notebook. A part released later comes through
+    the Assignments tab's Fetch."""
     user = pwd.getpwnam(spawner.user.name)
     workspace = os.path.join(user.pw_dir, hub.WORKSPACE)
     released = [part for part in PARTS if part in store.released()]
-    steps = [[os.path.join(hub.VENV_BIN, "python"), "-m", "grading", "workspace", workspace,
-              "--edition", EDITION, "--part", part] for part in released]  # fmt: skip
+    steps = [[os.path.join(hub.VENV_BIN, "python"), "-m", "grading.hub.workspace", workspace, part,
+              EDITION] for part in released]  # fmt: skip
     for argv in steps or [["mkdir", "-p", workspace]]:
         await as_learner_run(user, argv)
     spawner.args = lab_arguments(user.pw_dir)

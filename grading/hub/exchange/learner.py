@@ -168,7 +168,10 @@ class Submit(ToService, ExchangeSubmit):
         here = self.local(part)
         if not os.path.isdir(here):
             self.fail(f"{PARTS[part].folder}/ is not in your workspace: fetch {part} first")
-        names = hand_in_files(here, part)
+        given = self.listing()["released"].get(part)
+        if not given:
+            self.fail(f"{part} is not released: nothing to hand in yet")
+        names = hand_in_files(here, part, given["notebooks"])
         if not any(n.endswith(".ipynb") for n in names):
             self.fail(f"{PARTS[part].folder}/ holds none of {part}'s notebooks: nothing to hand in")
         answer = json.loads(self.call("POST", f"submit/{part}", body=zipped(here, names)))
@@ -176,11 +179,10 @@ class Submit(ToService, ExchangeSubmit):
         self.log.info("Handed in %s: %d files, received at %s", part, len(names), self.timestamp)
 
 
-def hand_in_files(here, part):
-    """The files of a part's hand-in that here holds: its notebooks, and the learner's files."""
-    from grading.authoring.course import notebooks_in
-
-    wanted = notebooks_in(here, part) + list(PARTS[part].learner_files)
+def hand_in_files(here, part, notebooks):
+    """The files of a part's hand-in that here holds: its notebooks (those released, as the
+    service lists them), and the learner's files."""
+    wanted = list(notebooks) + list(PARTS[part].learner_files)
     return [n for n in wanted if os.path.isfile(os.path.join(here, n))]
 
 

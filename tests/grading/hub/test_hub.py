@@ -1,13 +1,14 @@
 """make hub and make hub-stop: a learner logs in through the hub's own form, gets JupyterLab run as
-their own account with the course's workspace, another learner cannot reach it, and nothing of
-the hub outlives make hub-stop (grading/hub/, docs/hub.md)."""
+their own account with the course's workspace, another learner cannot reach it, no learner reads
+the instructor's files, and nothing of the hub outlives make hub-stop (grading/hub/,
+docs/hub.md)."""
 
 import os
 import pwd
 
 import pytest
 
-from grading import hub
+from grading import course_user, hub, paths
 from grading.authoring import course
 from grading.hub import control
 from grading.hub.exchange import store
@@ -17,6 +18,7 @@ from tests.fixtures.hub_session import (
     hub_api,
     logged_in,
     make,
+    reads,
     running_as,
     server_ready,
     servers_of,
@@ -30,6 +32,15 @@ pytestmark = [
 ]
 
 FIRST_NOTEBOOK = "01-softmax.ipynb"
+# What is the instructor's alone: solutions, the hidden cases and their seed, the history
+PRIVATE = [
+    paths.REFERENCE_MODEL,
+    os.path.join(paths.masters("attention"), FIRST_NOTEBOOK),
+    os.path.join(paths.text_forms("xslm"), "03-gpt.py"),
+    os.path.join(paths.XSLM_REFERENCE, "gpt.py"),
+    os.path.join(paths.ROOT, "grading", "judge", "attention_hidden.py"),
+    os.path.join(paths.ROOT, ".git", "HEAD"),
+]
 
 
 @pytest.fixture
@@ -74,6 +85,9 @@ def test_hub_runs_each_learner_as_themselves_and_stops_clean(fresh_learner1):
         assert FIRST_NOTEBOOK in {item["name"] for item in listed.json()["content"]}
         top = one.get(f"{base}/user/learner1/api/contents/", timeout=30).json()["content"]
         assert PARTS["xslm"].folder not in {item["name"] for item in top}  # not released
+        for path in PRIVATE:  # make hub locked them: learner1 is refused, grading reads them
+            assert os.path.isfile(path) and not reads("learner1", path), path
+            assert reads(course_user.USER, path), path
 
         two = logged_in(base, "learner2")
         assert two.get(f"{base}/user/learner1/lab", timeout=30).status_code == 403
