@@ -152,9 +152,10 @@ def directory_bounds(zip_path):
         if at < 0 or len(tail) - at < END_RECORD.size:
             raise Refused("it is not a zip file")
         _, _, _, _, entries, length, offset, _ = END_RECORD.unpack_from(tail, at)
-        if entries > MAX_ENTRIES or length > MAX_DIRECTORY:
-            raise Refused(f"its directory ({entries} entries, {length} bytes) is larger than a "
-                          "hand-in's")  # fmt: skip
+        if entries > MAX_ENTRIES:
+            raise Refused(f"it has {entries} entries, more than {MAX_ENTRIES}")
+        if length > MAX_DIRECTORY:
+            raise Refused(f"its directory of {length} bytes is larger than a hand-in's")
         f.seek(offset)
         directory = f.read(length)
     at = 0
