@@ -35,6 +35,9 @@ c.JupyterHub.authenticator_class = "firstuseauthenticator.FirstUseAuthenticator"
 c.FirstUseAuthenticator.dbm_path = os.path.join(hub.STATE, "passwords")
 c.FirstUseAuthenticator.create_users = False  # a name the hub does not know cannot sign itself up
 c.Authenticator.allowed_users = set(hub.everyone())
+# Only this class: JupyterHub would otherwise let in every user its database kept from an earlier
+# class or the demo (whose passwords are published)
+c.Authenticator.allow_existing_users = False
 c.JupyterHub.load_groups = {
     "learners": {"users": list(hub.learners())},
     "instructors": {"users": list(hub.instructors())},

@@ -232,7 +232,8 @@ def cycle():
         for name in LEARNERS:
             pressed(grader, f"submission/{PART}/{name}/autograde")
         facts["judged"] = {n: judge_points(os.path.join(SUBMITTED, n, PART)) for n in LEARNERS}
-        pressed(grader, f"assignment/{PART}/generate_feedback")
+        for name in LEARNERS:
+            pressed(grader, f"assignment/{PART}/{name}/generate_feedback")
         facts["feedback-released"] = pressed(grader, f"assignment/{PART}/release_feedback")
         for name, session in sessions.items():
             facts[f"after-feedback-{name}"] = assignments_tab(session, base, name,

@@ -3,7 +3,9 @@ a learner gets 403, it runs as the course user, and its Autograde and Generate F
 pressed through its own API with an instructor's hub cookie, record the judge's points; nothing of
 it outlives make hub-stop."""
 
+import dbm
 import os
+import shutil
 
 import pytest
 from nbgrader.api import Gradebook
@@ -12,7 +14,7 @@ from grading import classroom, course_user, hub
 from grading.authoring import course
 from grading.authoring.mistakes import BUGGY
 from grading.hub import control, formgrader
-from grading.paths import COURSE, FEEDBACK, SQLITE_GRADEBOOK
+from grading.paths import AUTOGRADED, COURSE, FEEDBACK, SQLITE_GRADEBOOK, SUBMITTED
 from tests.fixtures import hub_session
 from tests.fixtures.helpers import master_points
 from tests.fixtures.hub_session import (
@@ -47,8 +49,14 @@ def class_with_a_submission():
     assert control.hub_pid() is None, "this checkout's hub runs: make hub-stop first"
     course.release()  # also registers the part in the gradebook
     course.nbgrader("db", "student", "remove", STUDENT, "--force")  # graded afresh
+    with dbm.open(control.PASSWORDS, "c") as kept:  # SECOND is a new account, as in a new class
+        if SECOND.encode() in kept:
+            del kept[SECOND.encode()]
     function, code = BUGGY[MISTAKE]
-    return classroom.write_submission(STUDENT, replace={function: code})
+    yield classroom.write_submission(STUDENT, replace={function: code})
+    for top in (SUBMITTED, AUTOGRADED, FEEDBACK):
+        shutil.rmtree(os.path.join(top, STUDENT), ignore_errors=True)
+    course.nbgrader("db", "student", "remove", STUDENT, "--force")
 
 
 def test_the_instructors_grade_on_the_hub_as_the_course_user(class_with_a_submission):
