@@ -25,73 +25,29 @@ import sys
 import threading
 import time
 
-from grading import classroom
 from grading.authoring import course
 from grading.hub import control, exchange
 from grading.hub.exchange import store
-from grading.parts import PARTS
 from grading.paths import AUTOGRADED, FEEDBACK, SUBMITTED, downloaded
 from tests.fixtures.hub_session import (
     Formgrader,
+    assignments_tab,
     free_port,
+    learner_files,
     logged_in,
     make,
+    save_in_lab,
     started_server,
     without_workspaces,
 )
 
 PART = "attention"
 INSTRUCTOR = "benchgrader"
-COURSE_ID = exchange.COURSE_ID
 
 
 def names(size):
     """The bench's learners: bench01 ... benchNN."""
     return [f"bench{k:02d}" for k in range(1, size + 1)]
-
-
-def lab_call(session, base, name, method, path, **kwargs):
-    """A call to name's own server with the session's cookies and _xsrf token."""
-    headers = {"X-XSRFToken": session.cookies.get("_xsrf", path=f"/user/{name}/")}
-    return session.request(method, f"{base}/user/{name}/{path}", headers=headers, timeout=600,
-                           **kwargs)  # fmt: skip
-
-
-def tab_action(session, base, name, action):
-    """One action of nbgrader's Assignments tab (fetch, submit, fetch_feedback); its list."""
-    said = lab_call(session, base, name, "POST", f"assignments/{action}",
-                    params={"course_id": COURSE_ID, "assignment_id": PART}).json()  # fmt: skip
-    if not said.get("success", True) or "value" not in said:
-        raise RuntimeError(f"{name} {action}: {str(said)[-1500:]}")
-    return said["value"]
-
-
-def solution_files():
-    """{path in the part's folder: bytes} of a correct submission, as classroom writes one."""
-    import base64
-
-    folder = classroom.write_submission("bench-hub-draft")
-    try:
-        found = {}
-        for where, _, files in os.walk(folder):
-            for each in files:
-                path = os.path.join(where, each)
-                with open(path, "rb") as f:
-                    found[os.path.relpath(path, folder)] = base64.b64encode(f.read()).decode()
-        return found
-    finally:
-        shutil.rmtree(os.path.join(SUBMITTED, "bench-hub-draft"))
-
-
-def save_work(session, base, name, files):
-    """Save files into the learner's part folder, as the browser saves them."""
-    folder = PARTS[PART].folder
-    for rel in sorted({os.path.dirname(r) for r in files} - {""}):
-        lab_call(session, base, name, "PUT", f"api/contents/{folder}/{rel}",
-                 json={"type": "directory"})  # fmt: skip
-    for rel, data in files.items():
-        lab_call(session, base, name, "PUT", f"api/contents/{folder}/{rel}",
-                 json={"type": "file", "format": "base64", "content": data})  # fmt: skip
 
 
 class PeakMemory(threading.Thread):
@@ -141,7 +97,7 @@ def bench(size):
     base = f"http://127.0.0.1:{port}"
     clean(learners)
     course.release()
-    files = solution_files()
+    files = learner_files("bench-hub")
     times = {}
     started = time.monotonic()
     done = make("hub", f"HUB_PORT={port}", env=env)
@@ -157,15 +113,15 @@ def bench(size):
         def arrive(name):
             session = logged_in(base, name, control.initial_password(name))
             started_server(session, base, name)
-            tab_action(session, base, name, "fetch")
-            save_work(session, base, name, files)
+            assignments_tab(session, base, name, "fetch")
+            save_in_lab(session, base, name, files)
             return session
 
         mark = time.monotonic()
         sessions = all_at_once(arrive, learners)
         times[f"{size} learners log in, start, fetch, save (at once)"] = time.monotonic() - mark
         mark = time.monotonic()
-        all_at_once(lambda n: tab_action(sessions[n], base, n, "submit"), learners)
+        all_at_once(lambda n: assignments_tab(sessions[n], base, n, "submit"), learners)
         last_hand_in = time.monotonic()
         times[f"{size} hand-ins (at once)"] = last_hand_in - mark
         mark = time.monotonic()
@@ -183,7 +139,8 @@ def bench(size):
             assert said["success"], said
         times["Generate + Release Feedback (formgrader)"] = time.monotonic() - mark
         mark = time.monotonic()
-        all_at_once(lambda n: tab_action(sessions[n], base, n, "fetch_feedback"), learners)
+        all_at_once(lambda n: assignments_tab(sessions[n], base, n, "fetch_feedback"),
+                    learners)  # fmt: skip
         times[f"{size} learners fetch feedback (at once)"] = time.monotonic() - mark
         times["from the last hand-in to every learner holding feedback"] = (
             time.monotonic() - last_hand_in

@@ -4,7 +4,6 @@ releases, collects, grades and releases feedback with nbgrader's own commands; e
 their own feedback, with the gradebook's points. The hand-in time is the exchange's, whatever the
 learner sends; one learner reaches nothing of another's; an unsafe zip is refused at the door."""
 
-import base64
 import datetime
 import io
 import os
@@ -18,7 +17,7 @@ from types import SimpleNamespace
 import pytest
 import requests
 
-from grading import classroom, course_user, hub
+from grading import course_user, hub
 from grading.authoring import course
 from grading.authoring.masters import notebooks
 from grading.hub import control, exchange
@@ -28,11 +27,14 @@ from grading.parts import PARTS
 from grading.paths import AUTOGRADED, DEADLINES, EXCHANGE, FEEDBACK, SUBMITTED, downloaded
 from tests.fixtures.hub_session import (
     Formgrader,
+    assignments_tab,
     free_port,
     judge_points,
+    learner_files,
     logged_in,
     make,
     running_as,
+    save_in_lab,
     started_server,
     tree,
     uids_of,
@@ -50,61 +52,6 @@ LEARNERS = ("learner1", "learner2")
 MISTAKE = "attention.no_scaling"  # learner2's work: a catalogued mistake, so the points differ
 FORGED = "2000-01-01 00:00:00"
 SCORE = re.compile(r"<h4>[^<(]*\(Score: ([0-9.]+) / ([0-9.]+)\)</h4>")
-
-
-def learner_files(name, mistake=None):
-    """{path in the part's folder: bytes} of a simulated learner's work, written as the course's
-    classroom writes a submission (then removed from the class again)."""
-    from grading.authoring.mistakes import BUGGY
-
-    draft = f"hub-draft-{name}"
-    replace = dict([BUGGY[mistake]]) if mistake else None
-    folder = classroom.write_submission(draft, replace=replace)
-    try:
-        found = {}
-        for where, _, names in os.walk(folder):
-            for each in names:
-                path = os.path.join(where, each)
-                with open(path, "rb") as f:
-                    found[os.path.relpath(path, folder)] = f.read()
-        return found
-    finally:
-        shutil.rmtree(os.path.join(SUBMITTED, draft))
-
-
-def save_in_lab(session, base, name, files):
-    """Save files into the learner's part folder through their Lab's contents API, as the
-    browser saves them."""
-    folder = PARTS[PART].folder
-    for rel in sorted({os.path.dirname(r) for r in files} - {""}):
-        if lab(session, base, name, "GET", f"api/contents/{folder}/{rel}").status_code == 404:
-            made = lab(session, base, name, "PUT", f"api/contents/{folder}/{rel}",
-                       json={"type": "directory"})  # fmt: skip
-            assert made.status_code in (200, 201), made.text
-    for rel, data in files.items():
-        body = {"type": "file", "format": "base64", "content": base64.b64encode(data).decode()}
-        saved = lab(session, base, name, "PUT", f"api/contents/{folder}/{rel}", json=body)
-        assert saved.status_code in (200, 201), saved.text
-
-
-def lab(session, base, name, method, path, **kwargs):
-    """A call to name's own server, with the session's cookies and its _xsrf token."""
-    headers = {"X-XSRFToken": session.cookies.get("_xsrf", path=f"/user/{name}/")}
-    return session.request(method, f"{base}/user/{name}/{path}", headers=headers, timeout=120,
-                           **kwargs)  # fmt: skip
-
-
-def assignments_tab(session, base, name, action=None):
-    """What nbgrader's Assignments tab gets: its list, or the list after an action on the part
-    (fetch, submit, fetch_feedback); the answer's value, after asserting it succeeded."""
-    if action is None:
-        said = lab(session, base, name, "GET", "assignments", params={"course_id": COURSE_ID})
-    else:
-        said = lab(session, base, name, "POST", f"assignments/{action}",
-                   params={"course_id": COURSE_ID, "assignment_id": PART})  # fmt: skip
-    answer = said.json()
-    assert said.status_code == 200 and answer["success"], answer
-    return answer["value"]
 
 
 def server_token(name):
