@@ -213,15 +213,18 @@ def leftovers():
 
 
 def services(live, names=(formgrader.NAME, exchange.SERVICE)):
-    """Those of live's (pid, real uid) that are the hub's services (the formgrader, the exchange):
-    the course user's processes whose environment names one (a sandbox of theirs starts from an
-    empty one and ends with it)."""
+    """Those of live's (pid, real uid) that are this checkout's hub's services (the formgrader,
+    the exchange): the course user's processes whose environment names one (a sandbox of theirs
+    starts from an empty one and ends with it), run from this checkout's .venv (another
+    checkout's hub, on the same machine and as the same user, has services of its own)."""
     user = course_user.account()
     if user is None:
         return []
     markers = {f"JUPYTERHUB_SERVICE_NAME={name}".encode() for name in names}
+    ours = os.path.join(paths.ROOT, ".venv", "")
     return [pid for pid, uid in live
-            if uid == user.pw_uid and markers & set(environ(pid).split(b"\0"))]  # fmt: skip
+            if uid == user.pw_uid and markers & set(environ(pid).split(b"\0"))
+            and ours in cmdline(pid)]  # fmt: skip
 
 
 def environ(pid):

@@ -4,6 +4,7 @@ releases, collects, grades and releases feedback with nbgrader's own commands; e
 their own feedback, with the gradebook's points. The hand-in time is the exchange's, whatever the
 learner sends; one learner reaches nothing of another's; an unsafe zip is refused at the door."""
 
+import base64
 import datetime
 import io
 import os
@@ -25,8 +26,8 @@ from grading.hub.exchange import store
 from grading.nbgrader import deadlines
 from grading.parts import PARTS
 from grading.paths import AUTOGRADED, DEADLINES, EXCHANGE, FEEDBACK, SUBMITTED, downloaded
+from tests.fixtures import hub_pages
 from tests.fixtures.hub_session import (
-    Formgrader,
     assignments_tab,
     free_port,
     judge_points,
@@ -34,8 +35,6 @@ from tests.fixtures.hub_session import (
     logged_in,
     make,
     running_as,
-    save_in_lab,
-    started_server,
     tree,
     uids_of,
     without_workspaces,
@@ -80,12 +79,12 @@ def zip_of(files):
     return buffer.getvalue()
 
 
-def pressed(grader, action):
-    """Press one of the formgrader's buttons through its API (a POST); its log, after asserting
-    it succeeded."""
-    said = grader.send("POST", action).json()
-    assert said["success"], (said.get("log", "") + said.get("error", ""))[-3000:]
-    return said.get("log", "")
+def button(tab, base, cell, student=None):
+    """Press one of the formgrader's buttons in the instructor's browser; the text of its
+    answer, after asserting it says it succeeded."""
+    title, said = hub_pages.formgrader_button(tab, base, PART, cell, student)
+    assert title == "Success", said[-3000:]
+    return said
 
 
 def as_account(name, argv):
@@ -149,22 +148,31 @@ def cycle():
     base = f"http://127.0.0.1:{port}"
     started = make("hub", f"HUB_PORT={port}")
     facts = {"base": base}
+    browser = None
     try:
         assert started.returncode == 0, started.stdout + started.stderr
-        sessions = {name: logged_in(base, name) for name in LEARNERS}
-        for name, session in sessions.items():
-            started_server(session, base, name)  # nothing released yet: an empty workspace
+        browser = hub_pages.Browser(base)
+        # Each person in their own browser: the learners log in and open the Assignments tab
+        # before anything is released (an empty workspace), the instructor the formgrader
+        tabs = {name: browser.logged_in(name) for name in LEARNERS}
+        for name, tab in tabs.items():
+            hub_pages.assignments_tab(tab, base, name)
+        sessions = {name: logged_in(base, name) for name in LEARNERS}  # what the tab's API says
         facts["sessions"] = sessions
         facts["before-release"] = assignments_tab(sessions["learner1"], base, "learner1")
-        grader = Formgrader(base, "instructor1")  # the instructor's steps: the formgrader's buttons
-        facts["released"] = pressed(grader, f"assignment/{PART}/release")
+        grader = browser.logged_in("instructor1")
+        facts["released"] = button(grader, base, "release")
         facts["listed"] = assignments_tab(sessions["learner1"], base, "learner1")
-        for name, session in sessions.items():
-            facts[f"fetched-{name}"] = assignments_tab(session, base, name, "fetch")
-        save_in_lab(sessions["learner1"], base, "learner1", learner_files("learner1"))
-        save_in_lab(sessions["learner2"], base, "learner2", learner_files("learner2", MISTAKE))
-        for name, session in sessions.items():
-            facts[f"after-submit-{name}"] = assignments_tab(session, base, name, "submit")
+        work = {"learner1": learner_files("learner1"),
+                "learner2": learner_files("learner2", MISTAKE)}  # fmt: skip
+        for name, tab in tabs.items():
+            hub_pages.refresh(tab)
+            hub_pages.press_in_tab(tab, "released", PART, "Fetch", then="fetched")
+            facts[f"fetched-{name}"] = assignments_tab(sessions[name], base, name)
+            files = {rel: base64.b64encode(data).decode() for rel, data in work[name].items()}
+            hub_pages.save_files(tab, base, name, PARTS[PART].folder, files)
+            hub_pages.press_in_tab(tab, "fetched", PART, "Submit", then="submitted")
+            hub_pages.shot(tab, f"submitted-{name}")
         # learner2's own code hands in again, straight to the service, with an early time of its
         # own in timestamp.txt: the latest hand-in, the one collected
         token, url = server_token("learner2")
@@ -175,23 +183,25 @@ def cycle():
         said = to_service(token, url, "POST", f"submit/{PART}", zip_of(forged))
         assert said.status_code == 200, said.text
         facts["forged-arrival"] = said.json()["timestamp"]
-        facts["collected"] = pressed(grader, f"assignment/{PART}/collect")
+        facts["collected"] = button(grader, base, "collect")
         for name in LEARNERS:
-            pressed(grader, f"submission/{PART}/{name}/autograde")
+            button(grader, base, "autograde", student=name)
+            button(grader, base, "generate-feedback", student=name)
+        hub_pages.formgrader_page(grader, base, f"manage_submissions/{PART}")
+        hub_pages.shot(grader, "formgrader-submissions")
         facts["judged"] = {n: judge_points(os.path.join(SUBMITTED, n, PART)) for n in LEARNERS}
-        for name in LEARNERS:
-            pressed(grader, f"assignment/{PART}/{name}/generate_feedback")
-        facts["feedback-released"] = pressed(grader, f"assignment/{PART}/release_feedback")
-        for name, session in sessions.items():
-            facts[f"after-feedback-{name}"] = assignments_tab(session, base, name,
-                                                              "fetch_feedback")  # fmt: skip
+        facts["feedback-released"] = button(grader, base, "release-feedback")
+        for name, tab in tabs.items():
+            hub_pages.fetch_feedback(tab, PART)
+            hub_pages.shot(tab, f"feedback-{name}")
+            facts[f"after-feedback-{name}"] = assignments_tab(sessions[name], base, name)
         # learner1 hands in once more; the instructor has a note in learner2's submission: the
         # next Collect takes learner1's new hand-in and leaves learner2's folder as it is
         note = os.path.join(SUBMITTED, "learner2", PART, "instructor-note.txt")
         with open(note, "w", encoding="utf-8") as f:
             f.write("seen\n")
         facts["again"] = assignments_tab(sessions["learner1"], base, "learner1", "submit")
-        facts["recollected"] = pressed(grader, f"assignment/{PART}/collect")
+        facts["recollected"] = button(grader, base, "collect")
         facts["note-kept"] = os.path.exists(note)
         stamp = os.path.join(SUBMITTED, "learner1", PART, "timestamp.txt")
         with open(stamp, encoding="utf-8") as f:
@@ -201,6 +211,8 @@ def cycle():
         facts["hub-tree"] = tree(facts["hub-pid"])
         yield facts
     finally:
+        if browser:
+            browser.close()
         stopped = make("hub-stop")
         assert stopped.returncode == 0, stopped.stdout + stopped.stderr
         assert not control.services(control.processes(), [exchange.SERVICE])
@@ -223,8 +235,11 @@ def test_each_learner_reads_their_own_feedback_with_the_gradebooks_points(cycle)
     assert "Released attention to the hub's learners in: en" in cycle["released"]
     [released] = cycle["listed"]
     assert (released["assignment_id"], released["status"]) == (PART, "released")
-    assert "2 learners' hand-ins of attention; 2 new" in cycle["collected"]
-    assert "Released attention's feedback to 2 learners" in cycle["feedback-released"]
+    assert "2 new since the last collect: learner1, learner2" in cycle["collected"]
+    released = re.search(
+        r"Released attention's feedback to \d+ learners: (.*)", cycle["feedback-released"]
+    )
+    assert released and set(LEARNERS) <= set(released.group(1).split(", "))
     for name in LEARNERS:
         [fetched] = [a for a in cycle[f"fetched-{name}"] if a["status"] != "submitted"]
         assert (fetched["assignment_id"], fetched["status"]) == (PART, "fetched")
