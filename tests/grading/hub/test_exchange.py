@@ -114,7 +114,13 @@ def gradebook_scores(student):
 
 def forget_class():
     """Remove what the cycle leaves of the hub's learners in the class, the store and the
-    gradebook."""
+    gradebook, and the part's due date the cycle's deadlines.csv put there."""
+    from nbgrader.api import Gradebook
+
+    from grading.paths import db_url
+
+    with Gradebook(db_url()) as gb:
+        gb.update_or_create_assignment(PART, duedate=None)
     for student in LEARNERS:
         for top in (SUBMITTED, AUTOGRADED, FEEDBACK):
             shutil.rmtree(os.path.join(top, student), ignore_errors=True)
