@@ -28,6 +28,7 @@ PID = os.path.join(hub.STATE, "hub.pid")
 LOG = os.path.join(hub.STATE, "hub.log")
 PORT_FILE = os.path.join(hub.STATE, "port")
 ACCOUNTS = os.path.join(hub.STATE, "accounts")  # every account the hub was started with
+EVER = os.path.join(hub.STATE, "accounts-ever")  # every account of any class this hub served
 PROXY_PID = os.path.join(hub.STATE, "proxy.pid")
 PASSWORDS = os.path.join(hub.STATE, "passwords")
 INITIAL = os.path.join(hub.STATE, "initial-passwords")  # name<TAB>password, as make hub gave them
@@ -53,11 +54,12 @@ def start(port, edition):
     if why:
         raise SystemExit(why)
     write(ACCOUNTS, "\n".join(user.pw_name for user in users))
+    former = remember_accounts()
     build_releases(edition)  # before the class is given to the course user: the gradebook too
     formgrader.prepare()  # the course user owns the class before its service grades there
     privacy.lock(users[0])  # the instructor's files of the checkout shut to the class, checked
     given = seed_passwords()
-    child = launch(port, edition)
+    child = launch(port, edition, former)
     write(PID, str(child.pid))
     write(PORT_FILE, str(port))
     if not answers(port, child):
@@ -97,8 +99,17 @@ def build_releases(edition):
                 course.release(code, part)
 
 
-def launch(port, edition):
-    """jupyterhub -f the course's config, in a session of its own, its output in LOG."""
+def remember_accounts():
+    """Add this class's accounts to EVER (every account any start of this hub had); the ones
+    this class no longer has."""
+    ever = set(read(EVER).split()) | set(hub.everyone())
+    write(EVER, "\n".join(sorted(ever)))
+    return sorted(ever - set(hub.everyone()))
+
+
+def launch(port, edition, former=()):
+    """jupyterhub -f the course's config, in a session of its own, its output in LOG; former:
+    accounts of earlier classes, which the hub blocks (ATTENTION_HUB_FORMER)."""
     env = {"PATH": f"{hub.VENV_BIN}:/usr/local/bin:/usr/bin:/usr/sbin:/bin:/sbin",
            "PYTHONPATH": paths.ROOT, "LANG": "C.UTF-8", "HOME": "/root",
            "ATTENTION_HUB_PORT": str(port), "ATTENTION_HUB_EDITION": edition,
@@ -107,6 +118,7 @@ def launch(port, edition):
            "ATTENTION_HUB_EXCHANGE_PORT": str(free_port()),
            "ATTENTION_HUB_FORMGRADER_PORT": str(free_port())}  # fmt: skip
     env.update({k: v for k, v in os.environ.items() if k.startswith("ATTENTION_HUB_")})
+    env["ATTENTION_HUB_FORMER"] = " ".join(former)
     if os.environ.get("DB_URL"):  # the formgrader grades into the gradebook make autograde uses
         env["DB_URL"] = os.environ["DB_URL"]
     with open(LOG, "ab") as log:

@@ -38,6 +38,9 @@ c.Authenticator.allowed_users = set(hub.everyone())
 # Only this class: JupyterHub would otherwise let in every user its database kept from an earlier
 # class or the demo (whose passwords are published)
 c.Authenticator.allow_existing_users = False
+# An earlier class's accounts (control.remember_accounts) are blocked: JupyterHub then takes their
+# groups and roles away, so a session cookie one of them still holds opens no formgrader
+c.Authenticator.blocked_users = set(os.environ.get("ATTENTION_HUB_FORMER", "").split())
 c.JupyterHub.load_groups = {
     "learners": {"users": list(hub.learners())},
     "instructors": {"users": list(hub.instructors())},
