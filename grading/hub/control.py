@@ -57,7 +57,7 @@ def start(port, edition):
     former = remember_accounts()
     build_releases(edition)  # before the class is given to the course user: the gradebook too
     formgrader.prepare()  # the course user owns the class before its service grades there
-    privacy.lock(users[0])  # the instructor's files of the checkout shut to the class, checked
+    privacy.lock(users[0])  # the instructor's files of the checkout shut to the class while it runs
     given = seed_passwords()
     child = launch(port, edition, former)
     write(PID, str(child.pid))
@@ -204,11 +204,12 @@ def stop():
     for name in (PID, PORT_FILE):
         if os.path.exists(name):
             os.remove(name)
-    if left:
+    if left:  # the checkout stays shut to the class while anything of theirs may run
         print(f"Still running after make hub-stop: {sorted(left)}", file=sys.stderr)
         return 1
     print("Nothing of the hub is left running: no hub, no proxy, no formgrader, no exchange, "
           "no learner's process.")  # fmt: skip
+    privacy.unlock()  # no learner process is left to read what the lock kept from them
     return 0
 
 

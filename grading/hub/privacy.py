@@ -29,13 +29,14 @@ keeps none of these bits). Some things are left as they are:
 """
 
 import fnmatch
+import json
 import os
 import shutil
 import stat
 import subprocess
 import sys
 
-from grading import course_user, paths
+from grading import course_user, hub, paths
 from grading.parts import ASSIGNMENT
 
 # What a learner's processes read of ROOT (relative paths; `*` stands for one name): their
@@ -69,26 +70,32 @@ CHECKED = (
 )
 FOLDER_ONLY = os.O_RDONLY | os.O_NOFOLLOW | os.O_DIRECTORY | os.O_NONBLOCK | os.O_CLOEXEC
 FILE_ONLY = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
-# Run by each account the check becomes: the paths it was given that it could open, one a line
+# Run by each account the check becomes: of the paths on its input (one a line), those it could
+# open, one a line
 OPENS = """import sys
-for path in sys.argv[1:]:
+for path in sys.stdin.read().splitlines():
     try:
         open(path, "rb").close()
         print(path)
     except OSError:
         pass
 """
+# What lock changed (each entry's path from ROOT, its device and inode, its group and mode before),
+# for unlock to put back when the hub stops
+LOCKED = os.path.join(hub.STATE, "locked.json")
 
 
 def lock(learner):
     """As root, before the hub starts: lock ROOT against the class's accounts, then check it
     with the account learner (a pwd entry); SystemExit, naming the path, when the check fails."""
     grader = course_user.account()
+    changed = read_record()
     root = os.open(paths.ROOT, FOLDER_ONLY)
     try:
-        lock_below(root, (), grader.pw_gid)
+        lock_below(root, (), grader.pw_gid, changed)
     finally:
         os.close(root)
+    write_record(changed)
     why = leak(learner, grader)
     if why:
         raise SystemExit(why)
@@ -109,9 +116,9 @@ def verdict(parts):
     return found
 
 
-def lock_below(fd, parts, gid):
+def lock_below(fd, parts, gid, changed=None):
     """Lock what the open folder fd (ROOT/parts) holds but what LEARNERS_READ names; a folder
-    above something it names keeps its mode and is walked."""
+    above something it names keeps its mode and is walked. Each change is added to changed."""
     for entry in os.scandir(fd):
         here = (*parts, entry.name)
         try:
@@ -125,16 +132,17 @@ def lock_below(fd, parts, gid):
             inner = open_below(fd, entry.name, FOLDER_ONLY, st)
             if inner is not None:
                 try:
-                    lock_below(inner, here, gid)
+                    lock_below(inner, here, gid, changed)
                 finally:
                     os.close(inner)
         else:
-            lock_tree(fd, entry.name, st, gid)
+            lock_tree(fd, entry.name, st, gid, changed, here)
 
 
-def lock_tree(fd, name, st, gid):
-    """Lock the entry name of the open folder fd (stat st), and if it is a folder all it holds;
-    a folder others could not enter already is left as it is, with what it holds."""
+def lock_tree(fd, name, st, gid, changed=None, parts=()):
+    """Lock the entry name of the open folder fd (stat st, ROOT/parts), and if it is a folder
+    all it holds; a folder others could not enter already is left as it is, with what it holds.
+    Each change is added to changed."""
     folder = stat.S_ISDIR(st.st_mode)
     if not st.st_mode & 0o007 or not (folder or stat.S_ISREG(st.st_mode)):
         return
@@ -144,6 +152,9 @@ def lock_tree(fd, name, st, gid):
     if opened is None:
         return
     try:
+        if changed is not None:
+            changed.append(["/".join(parts), st.st_dev, st.st_ino, st.st_gid,
+                            stat.S_IMODE(st.st_mode)])  # fmt: skip
         os.fchown(opened, -1, gid)
         os.fchmod(opened, locked(st.st_mode))
         if folder:
@@ -152,7 +163,7 @@ def lock_tree(fd, name, st, gid):
                     inner = entry.stat(follow_symlinks=False)
                 except OSError:
                     continue
-                lock_tree(opened, entry.name, inner, gid)
+                lock_tree(opened, entry.name, inner, gid, changed, (*parts, entry.name))
     finally:
         os.close(opened)
 
@@ -182,7 +193,7 @@ def locked(mode):
 def leak(learner, grader):
     """Why the lock does not hold, in one sentence: a CHECKED path learner opens, or one grader
     (the course user) cannot; None when it holds."""
-    checked = [path for path in CHECKED if os.path.isfile(path)]
+    checked = [path for path in CHECKED if os.path.isfile(path) and without_link(path)]
     opened = opens(learner, ["--init-groups"], checked)
     if opened:
         return (f"make hub stops: the learner account {learner.pw_name} can read {opened[0]}, "
@@ -195,16 +206,80 @@ def leak(learner, grader):
     return None
 
 
+def without_link(path):
+    """Whether path (in ROOT) is reached from ROOT through no link: a worker's copy of the
+    checkout links .git to the checkout's, which is locked or not by its own path."""
+    inside = os.path.relpath(path, paths.ROOT)
+    return os.path.realpath(path) == os.path.join(os.path.realpath(paths.ROOT), inside)
+
+
 def opens(user, groups, checked):
     """Those of the paths checked the account user (a pwd entry) can open for reading, with
     groups (setpriv's --init-groups or --clear-groups)."""
     argv = [shutil.which("setpriv") or "setpriv", f"--reuid={user.pw_uid}",
             f"--regid={user.pw_gid}", *groups, "--inh-caps=-all", "--",
-            sys.executable, "-I", "-c", OPENS, *checked]  # fmt: skip
+            sys.executable, "-I", "-c", OPENS]  # fmt: skip
     done = subprocess.run(argv, cwd="/", env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"},
-                          stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                          input="\n".join(checked), capture_output=True, text=True,
                           timeout=60)  # fmt: skip
     if done.returncode != 0:
         raise SystemExit(f"make hub stops: the check as {user.pw_name} failed: "
                          f"{done.stderr.strip()[-500:]}")  # fmt: skip
     return done.stdout.splitlines()
+
+
+def read_record():
+    """What an earlier lock changed and no unlock put back yet (a hub that did not stop)."""
+    try:
+        with open(LOCKED, encoding="utf-8") as f:
+            return json.load(f)
+    except FileNotFoundError:
+        return []
+
+
+def write_record(changed):
+    """Keep what lock changed, for unlock (in the hub's state folder, root's alone)."""
+    with open(LOCKED + ".new", "w", encoding="utf-8") as f:
+        json.dump(changed, f)
+    os.replace(LOCKED + ".new", LOCKED)
+
+
+def unlock():
+    """As root, once nothing of the hub runs: put back the group and mode of every entry lock
+    changed that is still the same entry (reached without a link); the record goes."""
+    changed = read_record()
+    for rel, dev, ino, gid, mode in changed:
+        opened = open_path(rel)
+        if opened is None:
+            continue
+        try:
+            now = os.fstat(opened)
+            if (now.st_dev, now.st_ino) == (dev, ino):
+                os.fchown(opened, -1, gid)
+                os.fchmod(opened, mode)
+        finally:
+            os.close(opened)
+    if changed:
+        print(f"Gave back the modes of {len(changed)} of {paths.ROOT}'s entries the hub locked.")
+    if os.path.exists(LOCKED):
+        os.remove(LOCKED)
+
+
+def open_path(rel):
+    """ROOT/rel opened for fstat, each part without following a link; None if it cannot be."""
+    names = rel.split("/")
+    try:
+        fd = os.open(paths.ROOT, FOLDER_ONLY)
+    except OSError:
+        return None
+    for k, name in enumerate(names):
+        flags = FOLDER_ONLY if k < len(names) - 1 else FILE_ONLY
+        try:
+            inner = os.open(name, flags, dir_fd=fd)
+        except OSError:
+            inner = None
+        os.close(fd)
+        if inner is None:
+            return None
+        fd = inner
+    return fd

@@ -116,3 +116,45 @@ def test_the_allow_list_names_only_what_the_learners_side_imports_or_runs():
         privacy.verdict(("grading",)) == "above" and privacy.verdict(("grading", "hub")) == "read"
     )
     assert len(privacy.CHECKED) == 4 and all(os.path.isabs(p) for p in privacy.CHECKED)
+
+
+def test_the_hubs_stop_gives_every_locked_entry_its_mode_back(tmp_path, monkeypatch):
+    """unlock (make hub-stop) puts back the group and mode of each entry lock changed, and
+    leaves alone one that was replaced meanwhile."""
+    top = str(tmp_path / "checkout")
+    for path, mode in (("model.py", 0o644), ("notebooks/masters/attention/01.ipynb", 0o664),
+                       ("grading/judge/attention_hidden.py", 0o640)):  # fmt: skip
+        write(f"{top}/{path}", mode)
+    before = {rel: mode_and_group(top, rel) for rel in walked(top)}
+    monkeypatch.setattr(privacy.paths, "ROOT", top)
+    monkeypatch.setattr(privacy, "LOCKED", str(tmp_path / "locked.json"))
+    changed = []
+    fd = os.open(top, privacy.FOLDER_ONLY)
+    try:
+        privacy.lock_below(fd, (), GROUP, changed)
+    finally:
+        os.close(fd)
+    privacy.write_record(changed)
+    assert mode_and_group(top, "model.py") == (0o640, GROUP)
+    os.remove(f"{top}/grading/judge/attention_hidden.py")  # replaced while the hub ran
+    write(f"{top}/grading/judge/attention_hidden.py", 0o600)
+    privacy.unlock()
+    after = {rel: mode_and_group(top, rel) for rel in walked(top)}
+    replaced = "grading/judge/attention_hidden.py"
+    assert after[replaced] == (0o600, os.getgid())  # not the entry lock changed: left alone
+    assert {k: v for k, v in after.items() if k != replaced} == {
+        k: v for k, v in before.items() if k != replaced
+    }
+    assert not os.path.exists(privacy.LOCKED)
+
+
+def walked(top):
+    """Every path below top, relative to it."""
+    return [os.path.relpath(os.path.join(here, name), top)
+            for here, dirs, files in os.walk(top) for name in dirs + files]  # fmt: skip
+
+
+def mode_and_group(top, rel):
+    """(mode bits, gid) of top/rel."""
+    st = os.lstat(os.path.join(top, rel))
+    return stat.S_IMODE(st.st_mode), st.st_gid
