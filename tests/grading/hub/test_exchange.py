@@ -193,7 +193,7 @@ def cycle():
         for name in LEARNERS:
             button(grader, base, "autograde", student=name)
             button(grader, base, "generate-feedback", student=name)
-        hub_pages.formgrader_page(grader, base, f"manage_submissions/{PART}")
+        hub_pages.formgrader_page(grader, base, f"manage_submissions/{PART}", "learner2")
         hub_pages.shot(grader, "formgrader-submissions")
         facts["judged"] = {n: judge_points(os.path.join(SUBMITTED, n, PART)) for n in LEARNERS}
         facts["feedback-released"] = button(grader, base, "release-feedback")
