@@ -171,6 +171,7 @@ def place_for_collect(part, student, moment, path):
     (what make collect takes as the hand-in time). A zip there that is none of the learner's
     hand-ins (one from an LMS, say) is moved to downloaded/<part>/replaced/ first: nothing lost."""
     target = archived(part, student)
+    folder(os.path.dirname(target))
     arrivals = {nanoseconds(m) for m, _ in hand_ins_of(part, student)}
     try:
         foreign = os.lstat(target).st_mtime_ns not in arrivals

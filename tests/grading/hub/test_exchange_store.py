@@ -110,6 +110,15 @@ def test_an_edition_is_a_released_one_never_a_path(class_folder):
     assert store.released() == {} and store.hand_ins_of(PART, "ana")  # hand-ins stay
 
 
+def test_collect_places_a_hand_in_in_a_class_with_no_downloaded_folder_yet(class_folder):
+    moment = store.receive(PART, "ana", zip_of(HAND_IN), WHEN)
+    assert not os.path.exists(paths.DOWNLOADED)
+    store.place_for_collect(PART, "ana", *store.latest(PART)["ana"])
+    assert store.is_placed(PART, "ana", moment)
+    with zipfile.ZipFile(store.archived(PART, "ana")) as z:
+        assert sorted(z.namelist()) == sorted(HAND_IN)
+
+
 def test_collect_places_the_latest_and_keeps_an_instructors_own_zip(class_folder):
     store.receive(PART, "ana", zip_of(HAND_IN), WHEN)
     latest = store.receive(PART, "ana", zip_of(HAND_IN), WHEN + datetime.timedelta(hours=1))

@@ -10,7 +10,7 @@ import pytest
 
 from grading import course_user, hub, paths
 from grading.authoring import course
-from grading.hub import control
+from grading.hub import control, privacy
 from grading.hub.exchange import store
 from grading.parts import PARTS
 from tests.fixtures.hub_session import (
@@ -63,6 +63,7 @@ def test_hub_runs_each_learner_as_themselves_and_stops_clean(fresh_learner1):
     make hub-stop leaves no hub, proxy or learner process."""
     port = free_port()
     base = f"http://127.0.0.1:{port}"
+    modes = {path: os.stat(path).st_mode for path in PRIVATE}  # as the instructor has them
     started = make("hub", f"HUB_PORT={port}")
     try:
         assert started.returncode == 0, started.stdout + started.stderr
@@ -85,7 +86,9 @@ def test_hub_runs_each_learner_as_themselves_and_stops_clean(fresh_learner1):
         assert FIRST_NOTEBOOK in {item["name"] for item in listed.json()["content"]}
         top = one.get(f"{base}/user/learner1/api/contents/", timeout=30).json()["content"]
         assert PARTS["xslm"].folder not in {item["name"] for item in top}  # not released
-        for path in PRIVATE:  # make hub locked them: learner1 is refused, grading reads them
+        # make hub locked them: learner1 is refused, grading reads them (a worker's copy of the
+        # checkout links .git to the checkout's: not this checkout's to lock)
+        for path in filter(privacy.without_link, PRIVATE):
             assert os.path.isfile(path) and not reads("learner1", path), path
             assert reads(course_user.USER, path), path
 
@@ -96,6 +99,7 @@ def test_hub_runs_each_learner_as_themselves_and_stops_clean(fresh_learner1):
     finally:
         stopped = make("hub-stop")
     assert stopped.returncode == 0, stopped.stdout + stopped.stderr
+    assert {path: os.stat(path).st_mode for path in PRIVATE} == modes  # given back
     assert not running_as(uids_of("learner1", "learner2"))
     assert not control.cmdline(hub_pid) and control.hub_pid() is None
     notebook = os.path.join(learner1.pw_dir, hub.WORKSPACE, "part-1-attention", FIRST_NOTEBOOK)
