@@ -6,6 +6,7 @@ never from a path a learner gave.
 """
 
 import datetime
+import functools
 import io
 import os
 import secrets
@@ -96,9 +97,17 @@ def released_zip(part, edition):
 
 
 def zip_notebooks(path):
-    """The notebooks at the top of a zip the course made or screened."""
+    """The notebooks at the top of a zip the course made or screened (read once per version of
+    the file: the Assignments tab asks at every refresh, for every hand-in kept)."""
+    st = os.stat(path)
+    return list(notebooks_of(path, st.st_mtime_ns, st.st_size))
+
+
+@functools.lru_cache(maxsize=4096)
+def notebooks_of(path, mtime_ns, size):
+    """zip_notebooks' answer for one version of a file (path, its time and size)."""
     with zipfile.ZipFile(path) as z:
-        return sorted(n for n in z.namelist() if "/" not in n and n.endswith(".ipynb"))
+        return tuple(sorted(n for n in z.namelist() if "/" not in n and n.endswith(".ipynb")))
 
 
 # ── hand-ins ──

@@ -58,8 +58,7 @@ def server_token(name):
     user = pwd.getpwnam(name)
     for pid, uid in control.processes():
         if uid == user.pw_uid and "jupyterhub-singleuser" in control.cmdline(pid):
-            with open(f"/proc/{pid}/environ", "rb") as f:
-                env = dict(v.split(b"=", 1) for v in f.read().split(b"\0") if b"=" in v)
+            env = dict(v.split(b"=", 1) for v in control.environ(pid).split(b"\0") if b"=" in v)
             return env[b"JUPYTERHUB_API_TOKEN"].decode(), env[b"ATTENTION_EXCHANGE_URL"].decode()
     raise AssertionError(f"no server of {name}'s runs")
 
