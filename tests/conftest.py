@@ -31,6 +31,8 @@ import pytest
 SAME_WORKER = {
     "tests/grading/test_hostile_class.py": "hostile",  # the lanes count every HOSTILE-* process
     "tests/grading/test_hostile_lanes.py": "hostile",  # on the machine: none of the class's
+    # and it reads the hostile class's run; its hub's class is its own accounts, not the demo's
+    "tests/grading/hub/test_hostile_exchange.py": "hostile",
     # make hub-stop ends every process of the hub's accounts, which are the machine's
     "tests/grading/hub/test_hub.py": "hub",
     "tests/grading/hub/test_formgrader_service.py": "hub",

@@ -6,28 +6,10 @@ grade).
     HOSTILE_ONLY=h-gr-judge,h-ref-gc pytest -m hostile -s    # a quick run on a few submissions
 """
 
-import os
-import shutil
-
 import pytest
 
 from grading import classroom
-from grading.authoring.mistakes import BUGGY
-from grading.paths import ROOT
 from tests.fixtures import hostile, hostile_watch
-
-# The honest references graded beside the class ("correct" is also the racer's victim).
-REFERENCES = {"correct": None, "wrong-softmax": {"softmax": BUGGY["softmax.divide_by_max"][1]}}
-
-
-def clean_slate():
-    """No class, results or gradebook of an earlier test; the student edition released."""
-    hostile_watch.remove_canaries()
-    for stale in ("gradebook.db", "intake.json", "grades.csv"):
-        if os.path.exists(os.path.join(ROOT, stale)):
-            os.remove(os.path.join(ROOT, stale))
-    shutil.rmtree(os.path.join(ROOT, "records"), ignore_errors=True)
-    classroom.start_over()  # also registers the assignment in the new gradebook
 
 
 @pytest.fixture(scope="session")
@@ -37,15 +19,10 @@ def hostile_class_graded():
     then tabled: the Watch's record, with the gradebook's rows. Without HOSTILE_ONLY, the class is
     the lanes' class too: the races, and the kernel escapes packed into three submissions
     (record["graded_as"] says which carries each)."""
-    clean_slate()
+    hostile_watch.clean_slate()
     listener = hostile_watch.Listener()
     riders = hostile_watch.LANE_CLASS if hostile_watch.lanes_ride_along() else []
-    graded_as = hostile_watch.GRADED_AS if riders else {}  # the escapes ride along, packed
-    only = [a.student for a in hostile.selected() if a.student not in graded_as]
-    attacks = hostile.write_hostile_class(ROOT, port=listener.port, only=only)
-    hostile.write_attacks(riders, ROOT, port=listener.port)
-    for student, replace in REFERENCES.items():
-        classroom.write_submission(student, replace=replace)
+    attacks, graded_as = hostile_watch.write_class(listener.port, riders)
     watch = hostile_watch.Watch(listener)
     outcomes = classroom.autograde(jobs=2)
     export = []
@@ -75,7 +52,7 @@ def hostile_class_graded():
     for student in sorted(set(graded_as.values())):
         carried = [e for e, packed in graded_as.items() if packed == student]
         everyone[student] = hostile.Attack(student, hostile.C, "escapes", ", ".join(carried))
-    for student in REFERENCES:
+    for student in hostile_watch.REFERENCES:
         everyone[student] = hostile.Attack(student, student, "reference", "honest reference")
     escaped = hostile_watch.escapes_by_student(record)
     print(hostile_watch.summary(record["rows"], everyone, record["problems"], escaped))

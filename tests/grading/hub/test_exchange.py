@@ -355,6 +355,7 @@ def test_nothing_below_the_hub_runs_as_root(cycle):
     rooted = [(pid, line) for pid, uid, line in cycle["processes"]
               if pid in children and uid == 0 and pid != hub_pid]  # fmt: skip
     assert all("configurable-http-proxy" in line for _, line in rooted), rooted
-    service = [uid for _, uid, line in cycle["processes"] if "hub.exchange.service" in line]
+    service = [uid for pid, uid, line in cycle["processes"]
+               if pid in children and "hub.exchange.service" in line]  # fmt: skip
     assert service == [course_user.account().pw_uid]
     assert running_as(uids_of(*LEARNERS))  # still running here; the fixture stops them
