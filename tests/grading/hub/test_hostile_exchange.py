@@ -111,9 +111,7 @@ def through_exchange(hostile_class_graded):
     """The class handed in through a hub's exchange, collected and graded: the record."""
     submitted_lane = hostile_class_graded  # read before this lane starts the class over
     hostile_watch.clean_slate()
-    for stale in (exchange.inbound(ASSIGNMENT), exchange.feedback(ASSIGNMENT)):
-        shutil.rmtree(stale, ignore_errors=True)  # an earlier hub's class in this checkout
-    shutil.rmtree(downloaded(ASSIGNMENT), ignore_errors=True)
+    forget_the_exchange()  # an earlier hub's class in this checkout
     riders = RIDERS if hostile_watch.lanes_ride_along() else []
     listener = hostile_watch.Listener()
     scratch = tempfile.mkdtemp(prefix="attention-hostile-exchange-")  # root's, 0700
@@ -156,6 +154,17 @@ def through_exchange(hostile_class_graded):
         handed_in=hostile_watch.hand_in_times(),
     )  # fmt: skip
     yield record
+    forget_the_exchange()
+
+
+def forget_the_exchange():
+    """What this lane leaves of the part in the exchange and in downloaded/: a release, the
+    hand-ins, the zips collect placed (a later lane's intake would take a hand-in time from
+    them)."""
+    folders = (exchange.outbound(ASSIGNMENT), exchange.inbound(ASSIGNMENT),
+               exchange.feedback(ASSIGNMENT), downloaded(ASSIGNMENT))  # fmt: skip
+    for folder in folders:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def test_the_door_refuses_what_make_collect_refuses_and_keeps_nothing(through_exchange):
