@@ -37,7 +37,7 @@ from grading.authoring import course
 from grading.hub import control, exchange
 from grading.nbgrader import unpack
 from grading.parts import ASSIGNMENT
-from grading.paths import downloaded
+from grading.paths import collected_times, downloaded
 from tests.fixtures import hostile, hostile_watch
 from tests.fixtures.hub_session import free_port, hub_api, logged_in, make
 
@@ -158,13 +158,15 @@ def through_exchange(hostile_class_graded):
 
 
 def forget_the_exchange():
-    """What this lane leaves of the part in the exchange and in downloaded/: a release, the
-    hand-ins, the zips collect placed (a later lane's intake would take a hand-in time from
-    them)."""
+    """What this lane leaves of the part: the exchange's release, hand-ins and feedback, the zips
+    collect placed in downloaded/, and collect's record of their times (a later lane's intake
+    would give a submission with the same files that time)."""
     folders = (exchange.outbound(ASSIGNMENT), exchange.inbound(ASSIGNMENT),
                exchange.feedback(ASSIGNMENT), downloaded(ASSIGNMENT))  # fmt: skip
     for folder in folders:
         shutil.rmtree(folder, ignore_errors=True)
+    if os.path.exists(collected_times(ASSIGNMENT)):
+        os.remove(collected_times(ASSIGNMENT))
 
 
 def test_the_door_refuses_what_make_collect_refuses_and_keeps_nothing(through_exchange):
