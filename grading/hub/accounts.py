@@ -5,6 +5,7 @@ changing nothing that is already right. Unlike the course user they have homes (
 the hub starts each one's JupyterLab there.
 """
 
+import contextlib
 import fcntl
 import os
 import pwd
@@ -32,19 +33,26 @@ def make(name):
     return user
 
 
-def created(name):
-    """useradd name, under the course user's set-up lock: two account tools at once would find
-    /etc/passwd locked, and one of them would fail."""
+@contextlib.contextmanager
+def account_tools():
+    """Held while an account tool (useradd, userdel) runs: the course user's set-up lock, as two
+    at once would find /etc/passwd locked, and one of them would fail."""
     lock = os.open(course_user.SETUP_LOCK, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC,
                    0o600)  # fmt: skip
     try:
         fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(lock)  # and with it the lock
+
+
+def created(name):
+    """useradd name, under account_tools' lock."""
+    with account_tools():
         if course_user.account(name) is None:
             print(f"Creating the hub account {name} (its own uid and home)", flush=True)
             course_user.run(["useradd", "--create-home", "--user-group", "--shell", "/bin/bash",
                              name])  # fmt: skip
-    finally:
-        os.close(lock)  # and with it the lock
 
 
 def uids(names):

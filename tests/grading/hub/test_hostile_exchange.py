@@ -20,7 +20,6 @@ grades them (test_hostile_lanes.py), and they are not handed in here.
 """
 
 import datetime
-import fcntl
 import io
 import os
 import shutil
@@ -34,7 +33,7 @@ import requests
 
 from grading import classroom, course_user
 from grading.authoring import course
-from grading.hub import control, exchange
+from grading.hub import accounts, control, exchange
 from grading.nbgrader import unpack
 from grading.parts import ASSIGNMENT
 from grading.paths import collected_times, downloaded
@@ -96,14 +95,9 @@ def hand_in(base, student, data):
 
 def remove_accounts(names):
     """userdel the accounts names (their homes too), under the lock the account tools share."""
-    lock = os.open(course_user.SETUP_LOCK, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC,
-                   0o600)  # fmt: skip
-    try:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+    with accounts.account_tools():
         for name in names:
             subprocess.run(["userdel", "--remove", name], capture_output=True, check=True)
-    finally:
-        os.close(lock)
 
 
 @pytest.fixture(scope="module")
