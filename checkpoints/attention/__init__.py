@@ -10,7 +10,7 @@ Standard library only, so it runs wherever Python runs.
 
 from ..i18n import edition, use_edition
 from ..onward import CheckpointFailed, demo, going_on
-from ..sections import ModelFileError, cell_source
+from ..sections import ModelFileError, cell_source, save_notes
 from ..session import (
     conclude,
     grading,
@@ -52,8 +52,10 @@ def save(fn):
     if grading():
         print(say("grading_save", function=fn.__name__))
         return
-    save_section(fn.__name__, cell_source(fn))
+    text = save_section(fn.__name__, cell_source(fn))
     print(say("saved", step=step_number(fn.__name__), function=fn.__name__))
+    for note in save_notes(text, fn.__name__, step_number, "model.py"):
+        print(note)
 
 
 def _report(name):

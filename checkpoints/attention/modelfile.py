@@ -13,7 +13,8 @@ from ..sections import (
     compose,
     foreign_imports,
     load_module,
-    read_sections,
+    read_parts,
+    replaced,
     without_markers,
 )
 
@@ -59,7 +60,8 @@ def check_stdlib_only(source, where=MODEL_FILE):
 
 
 def save_section(name, source, path=MODEL_FILE):
-    """Replace step `name`'s section of model.py with source; refuse (file untouched) if broken."""
+    """Replace step `name`'s section of model.py with source, keeping every line the learner typed
+    outside the sections; refuse (file untouched) if source is broken. Returns the new text."""
     step_number(name)
     source = without_markers(source)
     try:
@@ -68,10 +70,8 @@ def save_section(name, source, path=MODEL_FILE):
         raise ModelFileError(say("cell_does_not_parse", function=name, error=err)) from None
     ensure_model(path)
     with open(path, encoding="utf-8") as f:
-        header, sections = read_sections(f.read())
-    sections[name] = source
-    text = compose(header, sections, step_number)
-    compile(text, path, "exec")
+        header, parts = read_parts(f.read())
+    text = compose(header, replaced(parts, name, source), step_number)
     with open(path, "w", encoding="utf-8") as f:
         f.write(text)
     sys.modules.pop("model", None)  # the next `import model` sees the new file

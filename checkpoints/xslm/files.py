@@ -18,7 +18,9 @@ from ..sections import (
     compose,
     foreign_imports,
     load_module,
-    read_sections,
+    read_parts,
+    replaced,
+    save_notes,
     without_markers,
 )
 
@@ -109,10 +111,10 @@ if __name__ == "__main__":
 '''
 
 
-def compose_file(filename, sections):
-    """engine.py's or gpt.py's text from {name: source}: the header, the sections in order, and
-    engine.py's self-test."""
-    return compose(header(filename), sections, step_of, order, footer=self_test(filename))
+def compose_file(filename, sections, top=None):
+    """engine.py's or gpt.py's text from {name: source}: the header (top: the file's own, which
+    may hold the learner's lines), the sections in order, and engine.py's self-test."""
+    return compose(top or header(filename), sections, step_of, order, footer=self_test(filename))
 
 
 def ensure_files(folder=".", filenames=(ENGINE_FILE,)):
@@ -138,7 +140,8 @@ def check_imports(source, filename, where):
 
 
 def save_section(name, source, folder="."):
-    """Replace name's section of its file with source; refuse (file untouched) if it is broken."""
+    """Replace name's section of its file with source, keeping every line the learner typed outside
+    the sections; refuse (file untouched) if source is broken. Returns the new text."""
     filename = file_of(name)
     source = without_markers(source)
     try:
@@ -148,10 +151,8 @@ def save_section(name, source, folder="."):
     ensure_files(folder, (filename,))
     path = os.path.join(folder, filename)
     with open(path, encoding="utf-8") as f:
-        _, sections = read_sections(f.read())
-    sections[name] = source
-    text = compose_file(filename, sections)
-    compile(text, filename, "exec")
+        top, parts = read_parts(f.read())
+    text = compose_file(filename, replaced(parts, name, source), top)
     with open(path, "w", encoding="utf-8") as f:
         f.write(text)
     for module in ("engine", "gpt"):  # the next `import engine` or `import gpt` reads the new file
@@ -161,8 +162,11 @@ def save_section(name, source, folder="."):
 
 def save(obj):
     """Write the notebook cell that defined obj (a function or class) into engine.py or gpt.py."""
-    save_section(obj.__name__, cell_source(obj))
-    print(say("saved", step=step_of(obj.__name__), name=obj.__name__, file=file_of(obj.__name__)))
+    name = obj.__name__
+    text = save_section(name, cell_source(obj))
+    print(say("saved", step=step_of(name), name=name, file=file_of(name)))
+    for note in save_notes(text, name, step_of, file_of(name)):
+        print(note)
 
 
 def load_file(filename, module_name, folder="."):

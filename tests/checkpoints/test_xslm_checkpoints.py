@@ -301,7 +301,7 @@ def test_python3_engine_py_runs_its_self_test(tmp_path):
     """engine.py ends with a self-test: the stub says Value is missing; the reference's sections
     pass it (✓, exit 0); overwritten gradients fail it (✗ with the expected numbers, exit 1).
     Re-saving keeps one self-test at the end, and reading the file back leaves it out."""
-    from checkpoints.sections import read_sections
+    from checkpoints.sections import read_parts, read_sections
     from grading.authoring.mistakes.part_two import buggy_texts, source
 
     files.ensure_files(str(tmp_path))
@@ -313,9 +313,17 @@ def test_python3_engine_py_runs_its_self_test(tmp_path):
     text = (tmp_path / "engine.py").read_text(encoding="utf-8")
     assert text.count("# ── self-test") == 1
     assert text.rstrip().splitlines()[-1].startswith("# ── end of self-test")
-    assert read_sections(text)[1] == reference
-    # a line a learner adds after the self-test still belongs to the last section, as before
+    assert {name: own for name, (own, _) in read_parts(text)[1].items()} == reference
+    # a line a learner adds after the self-test is theirs, after the last section: the judge reads
+    # it with that section, and saving keeps it (before the self-test)
     assert read_sections(text + "\nextra = 1\n")[1]["norm"].endswith("extra = 1\n")
+    with open(tmp_path / "engine.py", "a", encoding="utf-8") as f:
+        f.write("\nextra = 1\n")
+    files.save_section("norm", reference["norm"], str(tmp_path))
+    assert (
+        read_parts((tmp_path / "engine.py").read_text(encoding="utf-8"))[1]["norm"][1].strip()
+        == "extra = 1"
+    )
     status, said = run_engine(tmp_path)
     assert status == 0 and said.count("✓") == 2 and "✗" not in said, said
     _, wrong = read_sections(buggy_texts("engine.overwrite_gradients")["engine.py"])
