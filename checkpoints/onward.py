@@ -50,6 +50,21 @@ def going_on():
 
 
 @contextlib.contextmanager
+def learner_code(what):
+    """Inside, a course check runs the learner's code: whatever that raises becomes one
+    CheckpointFailed line (what was being checked, the error, where in the learner's code)."""
+    try:
+        yield
+    except CheckpointFailed:
+        raise
+    except Exception as err:  # the learner's code may raise anything
+        where = where_it_failed(err, from_cell=False)  # the course's check called it
+        raise CheckpointFailed(
+            say("check_crashed", what=what, error=one_line(err), where=where)
+        ) from None
+
+
+@contextlib.contextmanager
 def demo():
     """A learner's exception inside is shown as one line (type, where) and the notebook goes on."""
     try:
@@ -71,10 +86,11 @@ def learner_frames(err):
     return [f for f in frames if not os.path.abspath(f.filename).startswith(theirs)]
 
 
-def where_it_failed(err):
-    """Where the learner's code raised err: a function in model.py or in a cell, or this cell."""
+def where_it_failed(err, from_cell=True):
+    """Where the learner's code raised err: a function in model.py or in a cell, or this cell
+    (from_cell: the outermost frame is the cell that called it, as in a demo)."""
     frames = learner_frames(err)
-    if len(frames) <= 1:  # only the demo cell itself (or not even that): the line of this cell
+    if len(frames) <= int(from_cell):  # only the demo cell itself (or not even that)
         line = frames[0].lineno if frames else "?"
         return say("where_here", line=line)
     innermost = frames[-1]

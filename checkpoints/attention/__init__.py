@@ -9,7 +9,7 @@ Standard library only, so it runs wherever Python runs.
 """
 
 from ..i18n import edition, use_edition
-from ..onward import CheckpointFailed, demo, going_on
+from ..onward import CheckpointFailed, demo, going_on, learner_code
 from ..sections import ModelFileError, cell_source, save_notes
 from ..session import (
     conclude,
@@ -115,7 +115,7 @@ def check_artifact(filename):
 
 def _artifact_report(filename):
     """The artifact's report; CheckpointFailed when a function it needs is not saved yet."""
-    with quiet():
+    with quiet(), learner_code(filename):
         try:
             model = load_model()
         except (ModelFileError, SyntaxError) as err:

@@ -9,7 +9,7 @@ Standard library only, like the rest of the checkpoints package.
 """
 
 from .. import i18n
-from ..onward import CheckpointFailed, demo, going_on
+from ..onward import CheckpointFailed, demo, going_on, learner_code
 from ..pictures import show_curve
 from ..sections import ModelFileError
 from ..session import (
@@ -150,7 +150,7 @@ def check_artifact(filename):
 
 def _artifact_report(filename):
     """The artifact's report; CheckpointFailed when gpt.py lacks what the artifact needs."""
-    with quiet():
+    with quiet(), learner_code(filename):
         engine, gpt = learner_files()
         for name in artifacts.ARTIFACTS[filename]:
             if gpt is None or not hasattr(gpt, name):
