@@ -12,16 +12,21 @@ import html
 import json
 import os
 import zipfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from . import i18n
-from .session import OUTPUTS
+from .session import OUTPUTS, STARTED
 
 say = i18n.speaker("handin")  # locales/<edition>.json, section "handin"
 
 
 def part_notebooks(folder, prefix):
     """The notebooks in folder that belong to a part: their nbgrader grade ids start with prefix."""
+    return [name for name, _ in read_notebooks(folder, prefix)]
+
+
+def read_notebooks(folder, prefix):
+    """[(name, cells)] of the part's notebooks in folder (see part_notebooks)."""
     found = []
     for name in sorted(os.listdir(folder)):
         if not name.endswith(".ipynb"):
@@ -29,12 +34,22 @@ def part_notebooks(folder, prefix):
         try:
             with open(os.path.join(folder, name), encoding="utf-8") as f:
                 cells = json.load(f).get("cells", [])
+            ids = [c.get("metadata", {}).get("nbgrader", {}).get("grade_id", "") for c in cells]
         except (OSError, ValueError, AttributeError):
             continue  # not a notebook this function can read; the learner sees it is missing
-        ids = [c.get("metadata", {}).get("nbgrader", {}).get("grade_id", "") for c in cells]
         if any(i.startswith(prefix) for i in ids):
-            found.append(name)
+            found.append((name, cells))
     return found
+
+
+def saved_before_this_run(folder, books):
+    """Those of books ([(name, cells)]) that hold the hand_in() cell and were last saved before
+    this kernel's run began: the zip has them without this run's outputs and edits (a headless
+    run writes the notebook back only after its last cell)."""
+    calling = [name for name, cells in books
+               if any("hand_in(" in "".join(c.get("source", "")) for c in cells
+                      if c.get("cell_type") == "code")]  # fmt: skip
+    return [name for name in calling if os.path.getmtime(os.path.join(folder, name)) < STARTED]
 
 
 @dataclass
@@ -45,6 +60,7 @@ class HandIn:
     files: list
     missing: list
     has_notebooks: bool = True
+    unsaved: list = field(default_factory=list)
 
     def lines(self):
         """The report as plain lines, in the learner's edition."""
@@ -53,6 +69,8 @@ class HandIn:
             lines.append(say("no_notebooks"))
         if self.missing:
             lines.append(say("missing", files=", ".join(self.missing)))
+        if self.unsaved:
+            lines.append(say("saved_before_run", notebooks=", ".join(self.unsaved)))
         return lines + [say("download", zip=self.zip_name)]
 
     def __repr__(self):
@@ -67,7 +85,8 @@ class HandIn:
 def hand_in(part, prefix, saved_files, artifacts, folder="."):
     """Write hand-in-<part>.zip in folder: the part's notebooks, the files its steps save into,
     and its outputs/ artifacts; returns a HandIn saying what is in it and what is not yet."""
-    notebooks = part_notebooks(folder, prefix)
+    books = read_notebooks(folder, prefix)
+    notebooks = [name for name, _ in books]
     wanted = notebooks + list(saved_files) + [f"{OUTPUTS}/{a}" for a in artifacts]
     present = [f for f in wanted if os.path.isfile(os.path.join(folder, f))]
     zip_name = f"hand-in-{part}.zip"
@@ -75,4 +94,5 @@ def hand_in(part, prefix, saved_files, artifacts, folder="."):
         for name in present:
             z.write(os.path.join(folder, name), name)
     missing = [f for f in wanted if f not in present]
-    return HandIn(zip_name, present, missing, has_notebooks=bool(notebooks))
+    return HandIn(zip_name, present, missing, has_notebooks=bool(notebooks),
+                  unsaved=saved_before_this_run(folder, books))  # fmt: skip

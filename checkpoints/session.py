@@ -7,12 +7,14 @@ Standard library only; the words are locales/<edition>.json's "session" section.
 import contextlib
 import io
 import os
+import time
 import warnings
 
 from . import i18n, overview
 from .onward import CheckpointFailed
 
 OUTPUTS = "outputs"  # every part's artifacts, beside the learner's files
+STARTED = time.time()  # this kernel's run began about now: a notebook's first cell imports us
 
 say = i18n.speaker("session")  # locales/<edition>.json, section "session"
 
