@@ -77,8 +77,22 @@ def write_artifact(filename, text, show=True):
     os.makedirs(OUTPUTS, exist_ok=True)
     with open(os.path.join(OUTPUTS, filename), "w", encoding="utf-8") as f:
         f.write(text.rstrip("\n") + "\n")
-    shown = text.rstrip() if show else say("characters", count=len(text))
+    shown = (
+        shortened(text.rstrip(), f"{OUTPUTS}/{filename}")
+        if show
+        else say("characters", count=len(text))
+    )
     print(say("wrote_artifact", path=f"{OUTPUTS}/{filename}", text=shown))
+
+
+def shortened(text, path, most=40, ends=5):
+    """text as a cell shows it: whole up to most lines (a learner's notes), else its first and
+    last ends lines around one line saying how many are left out and where they all are."""
+    lines = text.splitlines()
+    if len(lines) <= most:
+        return text
+    left_out = say("lines_left_out", count=len(lines) - 2 * ends, path=path)
+    return "\n".join(lines[:ends] + [left_out] + lines[-ends:])
 
 
 def show_progress(folder="."):

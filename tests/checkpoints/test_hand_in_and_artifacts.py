@@ -1,6 +1,7 @@
-"""hand_in() zips the notebooks as saved on disk: when the notebook that calls it was last saved
-before this run began (a headless run writes it back only after its last cell), the cell says so
-and asks for a save first."""
+"""What the hand-in and artifact cells show. hand_in() zips the notebooks as saved on disk: when
+the notebook that calls it was last saved before this run began (a headless run writes it back
+only after its last cell), the cell says so and asks for a save first. An artifact of hundreds of
+lines (part two's loss curve) is shown by its ends."""
 
 import json
 import os
@@ -38,3 +39,17 @@ def test_a_notebook_saved_before_this_run_is_named(tmp_path):
     os.utime(tmp_path / "08-notes.ipynb", (now, now))
     report = handin.hand_in("attention", "step", [], [], folder=str(tmp_path))
     assert report.unsaved == [] and not any("08-notes.ipynb" in line for line in report.lines())
+
+
+def test_a_long_artifact_is_shown_by_its_ends(tmp_path, monkeypatch, capsys):
+    """write_artifact of 240 loss lines writes them all and shows the first and last five around
+    one line saying how many are left out and where; a short artifact is shown whole."""
+    monkeypatch.chdir(tmp_path)
+    lines = [f"{k} {3.7 - k / 100:.6f}" for k in range(240)]
+    session.write_artifact("xslm-loss.txt", "\n".join(lines))
+    shown = capsys.readouterr().out.splitlines()
+    assert (tmp_path / "outputs" / "xslm-loss.txt").read_text().splitlines() == lines
+    assert shown[1:6] == lines[:5] and shown[-5:] == lines[-5:] and len(shown) == 12, shown
+    assert "230" in shown[6] and "outputs/xslm-loss.txt" in shown[6], shown[6]
+    session.write_artifact("02-scale.txt", "scaled: 0.2\nunscaled: 0.9")
+    assert capsys.readouterr().out.splitlines()[1:] == ["scaled: 0.2", "unscaled: 0.9"]
