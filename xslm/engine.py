@@ -95,6 +95,7 @@ def topological_order(root):
             seen.add(id(nxt))
             stack.append((nxt, iter(nxt.inputs)))
     return order
+# ── end of step 1: Value ─────────────────────────────────
 
 
 # ── step 2: softmax ────────────────────────────────────────
@@ -104,12 +105,14 @@ def softmax(values):
     exps = [(v - top).exp() for v in values]
     total = sum(exps[1:], exps[0])
     return [e / total for e in exps]
+# ── end of step 2: softmax ─────────────────────────────────
 
 
 # ── step 2: linear ────────────────────────────────────────
 def linear(x, W):
     """linear(x, W)_r = Σ_c W[r][c] · x[c]   (W: out × in)"""
     return [sum((w * v for w, v in zip(row, x)), Value(0.0)) for row in W]
+# ── end of step 2: linear ─────────────────────────────────
 
 
 # ── step 2: norm ────────────────────────────────────────
@@ -119,6 +122,7 @@ def norm(x, eps=1e-5):
     var = sum(((v - mean) ** 2 for v in x), Value(0.0)) / len(x)
     scale = (var + eps) ** -0.5
     return [(v - mean) * scale for v in x]
+# ── end of step 2: norm ─────────────────────────────────
 
 
 # ── self-test: python3 engine.py ───────────────────────────────────────

@@ -266,17 +266,62 @@ def steps(value, path):
     return walked
 
 
-def compared(name, got, want, **fields):
-    """A known-answer check: the row where the two values part ways, and where that is."""
+# How a program probe's operations read: {0} is the first register, {1} the second or a number
+WRITTEN = {"add": "{0} + {1}", "sub": "{0} - {1}", "mul": "{0} * {1}", "div": "{0} / {1}",
+           "pow": "{0} ** {1}", "exp": "{0}.exp()", "log": "{0}.log()", "relu": "{0}.relu()",
+           "neg": "-{0}", "add_number": "{0} + {1}", "number_add": "{1} + {0}",
+           "sub_number": "{0} - {1}", "number_sub": "{1} - {0}", "mul_number": "{0} * {1}",
+           "number_mul": "{1} * {0}", "div_number": "{0} / {1}", "number_div": "{1} / {0}",
+           }  # fmt: skip
+TWO_VALUES = ("add", "sub", "mul", "div")  # the operations whose both operands are registers
+INPUTS = "abcdefgh"
+LONGEST_WRITTEN = 60  # a longer expression is named by its number of operations
+
+
+def written(inputs, steps):
+    """A program probe as the learner would write it: ("a * b", "a = 1.5, b = -2.0")."""
+    names = list(INPUTS[: len(inputs)])
+    for op, first, *rest in steps:
+        operands = [names[first], *(names[r] for r in rest)] if op in TWO_VALUES else [
+            names[first], *map(repr, rest)]  # fmt: skip
+        operands = [f"({o})" if " " in o and not o.startswith("(") else o for o in operands]
+        names.append(WRITTEN[op].format(*operands))
+    values = ", ".join(f"{n} = {v}" for n, v in zip(INPUTS, inputs))
+    if len(names[-1]) > LONGEST_WRITTEN:
+        return say("long_expression", count=len(steps)), values
+    return names[-1], values
+
+
+def program_place(probe, part):
+    """For a program probe: a function from a difference's path to where it is, in words (the
+    expression, its inputs, and its value or the gradient of one input); None for other probes."""
+    if probe.probe != "program":
+        return None
+    expression, values = written(probe.args[0], probe.args[1])
+
+    def place(path):
+        full = path if part is None else (part, *path)
+        if full[:1] == (1,) and len(full) > 1:
+            return say("program_slope", expression=expression, inputs=values, input=INPUTS[full[1]])
+        return say("program_value", expression=expression, inputs=values)
+
+    return place
+
+
+def compared(name, got, want, place=None, **fields):
+    """A known-answer check: the row where the two values part ways, and where that is (place:
+    a function from the path to words; else the path's own steps)."""
     found = first_difference(got, want)
     if found is None:
         return claim(name, True, **fields)
     path, mine, theirs, why = found
-    if not path:
+    if not path and place is None:
         return claim(name, False, shown(got), shown(want), **fields)
     walked = steps(want, path)
-    where = say("difference", path=" → ".join(w for w, _ in walked), got=shown(mine),
-                want=shown(theirs), why=why)  # fmt: skip
+    words = place(path) if place else " → ".join(w for w, _ in walked)
+    where = say("difference", path=words, got=shown(mine), want=shown(theirs), why=why)
+    if not path:
+        return claim(name, False, shown(got), shown(want), where, **fields)
     rows = [v for _, v in walked[:-1] if isinstance(v, list)]
     want_row = rows[-1] if rows and not any(isinstance(v, list) for v in rows[-1]) else theirs
     got_row = dict(steps(got, path)[:-1]).get(walked[-2][0]) if len(walked) > 1 else None
@@ -307,7 +352,9 @@ class Checkpoint:
 
     def same(self, name, pid, part=None, **fields):
         """The answer to one probe (or one part of it) against the stored correct one."""
-        return compared(name, self.got(pid, part), self.want(pid, part), **fields)
+        probe = next((p for p in self.probes if p.id == pid), None)
+        place = program_place(probe, part) if probe else None
+        return compared(name, self.got(pid, part), self.want(pid, part), place, **fields)
 
     def all_same(self, name, pids, part=None, **fields):
         """One check over several probes: it holds when every one matches; shows the first gap."""

@@ -330,3 +330,20 @@ def test_python3_engine_py_runs_its_self_test(tmp_path):
     files.save_section("Value", wrong["Value"], str(tmp_path))
     status, said = run_engine(tmp_path)
     assert status == 1 and "✗ (a·b + a)²" in said and "expected [324.0, 216.0, 108.0]" in said, said
+
+
+def test_a_wrong_operation_is_named_with_its_inputs_and_what_differs():
+    """A reversed __rsub__ (a - 3.0 for 3.0 - a): the Value check names the expression as the
+    learner would write it, its input, and that its value differs, yours against expected."""
+    import types
+
+    from grading.authoring.mistakes import replace_function
+    from grading.authoring.mistakes.part_two import source
+
+    reversed_rsub = "def __rsub__(self, other):\n    return self - lift(other)\n"
+    text = replace_function(source("engine.py"), "Value.__rsub__", reversed_rsub)
+    engine = types.ModuleType("learner_engine")
+    exec(compile(text, "engine.py", "exec"), engine.__dict__)
+    report = checkpoint_report("Value", Local(engine, None))
+    said = repr(report)
+    assert "3.0 - a with a = 0.25: its value: yours -2.75, expected 2.75" in said, said

@@ -48,8 +48,9 @@ with demo():
 # %% [markdown] id="cell-04"
 # ## Your turn: `attention(Q, K, V, mask=None)` (5 points)
 #
-# Write `dot` and `attention`. Leave `mask` alone for now: step 3 uses it (it will mean "where
-# `mask[i][j]` is false, the score becomes `-math.inf` before the softmax"; you may add that line now).
+# Write `dot` and `attention`. You may leave `mask` alone for now: step 3 uses it. There it means
+# "where `mask[i][j]` is false, the score becomes `-math.inf` before the softmax"; if you like, write
+# now the one line in `attention` that does this to a score, or leave it for step 3.
 # Use `len(K[0])` for $d_k$.
 
 # %% id="step02-attention-solution" nbgrader={"grade": false, "grade_id": "step02-attention-solution", "locked": false, "schema_version": 3, "solution": true}

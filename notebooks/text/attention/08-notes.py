@@ -14,8 +14,9 @@
 # Write `outputs/08-notes.md`: at least three lines, in your own words, that record
 #
 # 1. **Scaling**: the largest weight of each of step 2's two runs, with and without dividing by
-#    $\sqrt{d_k}$ (copy them as the cell below prints them; rounded to two decimals also counts, cut
-#    off does not), and what the difference means.
+#    $\sqrt{d_k}$ (copy them as the cell below prints them, or rounded to two decimals: 0.9999 as
+#    1.00 and 0.4567 as 0.46, each with its decimal point; 0.45, which cuts 0.4567 off instead of
+#    rounding it, is too far to count), and what the difference means.
 # 2. **Order**: the property step 5 showed: attention alone is blind to order (permutation
 #    equivariant) until a positional encoding is added.
 # 3. **Square**: how many times the score matrix grows when the sequence length doubles. It has

@@ -134,16 +134,17 @@ with demo():
 save(norm)
 
 # %% [markdown] id="lesson-attention-example"
-# ## The lesson's worked example, with your layers
+# ## A worked example, with your layers
 #
-# The lesson this part follows mixes three hand-made values with one query, and attention needs
-# nothing but your layers: the scores are `linear(query, keys)` divided by $\sqrt{2}$ (the width is
-# 2), the weights are their softmax, and the mix is `linear(weights, columns)`, where `zip(*values)`
-# turns the three value rows into their two columns, $[10, 0, 5]$ and $[0, 10, 5]$ (plain floats work
-# as `W`: your `Value` treats them as constants).
+# One query mixes three hand-made values, and attention needs nothing but your layers: the scores
+# are `linear(query, keys)` divided by $\sqrt{2}$ (the width is 2), the weights are their softmax,
+# and the mix is `linear(weights, columns)`, where `zip(*values)` turns the three value rows into
+# their two columns, $[10, 0, 5]$ and $[0, 10, 5]$ (plain floats work as `W`: your `Value` treats
+# them as constants).
 # The query $[2, 0]$ looks for the first feature, which the first and third keys have: they get
 # $0.446$ each and the second key $0.108$, and the mix leans towards the first and third values,
-# $[6.687, 3.313]$. These are the lesson's own numbers.
+# $[6.687, 3.313]$. The cell below computes them with your layers; its comments hold the numbers
+# it should print.
 
 # %% id="lesson-attention-example-run"
 with demo():

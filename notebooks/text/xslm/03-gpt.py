@@ -236,7 +236,8 @@ class GPT:
 # %% [markdown] id="cell-06"
 # Count the parameters, and look at the first position's logits of an untrained model: small numbers
 # near 0, because nothing has been learned yet. Token 5's embedding row and position 0's row are the
-# lesson's own numbers: the same seed, drawn in the same order, gives the same model.
+# numbers in the cell's comments: the same seed, with the weights drawn in the same order, gives the
+# same model on every machine.
 
 # %% id="cell-07"
 with demo():
@@ -248,9 +249,9 @@ with demo():
     print([round(v.data, 3) for v in model.weights["position"][0]])  # [-0.102, -0.036, ...]
 
 # %% [markdown] id="cell-08"
-# The causal property, seen directly, on the lesson's small model with a vocabulary of 10 tokens: the logits of
+# The causal property, seen directly, on a small model with a vocabulary of 10 tokens: the logits of
 # positions 0 and 1 are the same whether or not a third token follows, and the third position's first
-# four logits are the lesson's $[0.159, 0.011, -0.239, 0.428]$.
+# four logits are $[0.159, 0.011, -0.239, 0.428]$.
 
 # %% id="cell-09"
 with demo():
