@@ -52,7 +52,11 @@ def save(fn):
     if grading():
         print(say("grading_save", function=fn.__name__))
         return
-    text = save_section(fn.__name__, cell_source(fn))
+    try:
+        text = save_section(fn.__name__, cell_source(fn))
+    except ModelFileError as refused:  # the cell's own mistake: model.py is left as it was
+        print(f"✗ {refused}")
+        return
     print(say("saved", step=step_number(fn.__name__), function=fn.__name__))
     for note in save_notes(text, fn.__name__, step_number, "model.py"):
         print(note)

@@ -163,7 +163,11 @@ def save_section(name, source, folder="."):
 def save(obj):
     """Write the notebook cell that defined obj (a function or class) into engine.py or gpt.py."""
     name = obj.__name__
-    text = save_section(name, cell_source(obj))
+    try:
+        text = save_section(name, cell_source(obj))
+    except ModelFileError as refused:  # the cell's own mistake: the file is left as it was
+        print(f"✗ {refused}")
+        return
     print(say("saved", step=step_of(name), name=name, file=file_of(name)))
     for note in save_notes(text, name, step_of, file_of(name)):
         print(note)

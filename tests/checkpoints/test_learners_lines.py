@@ -5,6 +5,7 @@ section's function is kept and named, with the one Python uses; a line elsewhere
 parse is said in one line, and the cell is saved all the same."""
 
 import importlib.util
+import linecache
 import os
 import re
 import sys
@@ -161,3 +162,35 @@ def test_read_parts_tells_a_sections_own_lines_from_the_learners(tmp_path):
     assert parts[first] == (MODEL[first], "") and parts[second][1].strip() == HELPER.strip()
     _, older = read_parts(END_MARKER.sub("", text))
     assert older[first][1] is None and "import math" in header
+
+
+def test_a_cell_the_save_refuses_is_one_line_and_the_file_stays(tmp_path, monkeypatch, capsys):
+    """checkpoints.save of a cell importing numpy: one ✗ line naming numpy, model.py unchanged;
+    part two's save of a cell that imports torch: the same for engine.py."""
+    import checkpoints
+    from checkpoints import xslm as part_two
+
+    monkeypatch.chdir(tmp_path)
+    text, _, _ = both_steps("model.py", tmp_path)
+    checkpoints.save(
+        cell_defining("import numpy\n\n\ndef softmax(xs):\n    return xs\n", "softmax")
+    )
+    out = capsys.readouterr().out.splitlines()
+    assert len(out) == 1 and out[0].startswith("✗ ") and "'numpy'" in out[0], out
+    assert (tmp_path / "model.py").read_text(encoding="utf-8") == text
+    engine = saved("engine.py", tmp_path, "Value")
+    part_two.save(cell_defining("import torch\n\n\n" + ENGINE["Value"], "Value"))
+    out = capsys.readouterr().out.splitlines()
+    assert len(out) == 1 and out[0].startswith("✗ ") and "'torch'" in out[0], out
+    assert (tmp_path / "engine.py").read_text(encoding="utf-8") == engine
+
+
+def cell_defining(source, name):
+    """name as a notebook cell holding source defines it: the cell's text kept where IPython keeps
+    it (linecache, under a name that is no file), its imports not run (numpy need not be here)."""
+    filename = f"<cell defining {name}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(keepends=True), filename)
+    body = "\n".join("" if line.startswith("import ") else line for line in source.splitlines())
+    namespace = {}
+    exec(compile(body, filename, "exec"), namespace)
+    return namespace[name]
