@@ -107,6 +107,7 @@ def replaced(parts, name, source):
     replace: its text after the new source, when it starts with it; else its top-level
     statements that define none of the new source's names (a helper typed by hand); lines that do
     not parse stay as comments."""
+    source = _END.sub("", _MARKER.sub("", source))  # the file's markers are the course's alone
     old, after = parts.get(name, ("", ""))
     if after is None:
         after = learners_part(old, source)

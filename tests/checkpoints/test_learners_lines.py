@@ -194,3 +194,12 @@ def cell_defining(source, name):
     namespace = {}
     exec(compile(body, filename, "exec"), namespace)
     return namespace[name]
+
+
+def test_a_cell_carrying_the_files_markers_does_not_stack_them(tmp_path):
+    """A cell copied from a saved file, its end marker included: saved twice, the file has one
+    opening and one end marker for the step."""
+    cell = MODEL["softmax"] + "# ── end of step 1: softmax " + "─" * 33 + "\n"
+    saved("model.py", tmp_path, "softmax", cell)
+    text = saved("model.py", tmp_path, "softmax", cell)
+    assert text.count("# ── step 1: softmax") == 1 and text.count("end of step 1") == 1, text
