@@ -14,6 +14,8 @@ def softmax(xs):
     exps = [math.exp(x - top) for x in xs]  # every exponent is <= 0, so every value is in (0, 1]
     total = sum(exps)
     return [e / total for e in exps]
+
+
 # ── end of step 1: softmax ─────────────────────────────────
 
 
@@ -36,6 +38,8 @@ def attention(Q, K, V, mask=None):
     # n_q rows × d_v cols
     out = [[sum(w * v[c] for w, v in zip(row, V)) for c in range(len(V[0]))] for row in weights]
     return out, weights
+
+
 # ── end of step 2: attention ─────────────────────────────────
 
 
@@ -43,6 +47,8 @@ def attention(Q, K, V, mask=None):
 def causal_mask(n):
     """mask[i][j] = (i >= j)"""
     return [[i >= j for j in range(n)] for i in range(n)]
+
+
 # ── end of step 3: causal_mask ─────────────────────────────────
 
 
@@ -66,6 +72,8 @@ def multi_head(Q, K, V, h, mask=None):
         Q_k, K_k, V_k = columns(Q, s, s + width), columns(K, s, s + width), columns(V, s, s + width)
         heads.append(attention(Q_k, K_k, V_k, mask)[0])
     return [[x for head in heads for x in head[i]] for i in range(len(Q))]  # n × d
+
+
 # ── end of step 4: multi_head ─────────────────────────────────
 
 
@@ -81,6 +89,8 @@ def pos_encoding(n, d):
         [math.sin(angle(p, c)) if c % 2 == 0 else math.cos(angle(p, c)) for c in range(d)]
         for p in range(n)
     ]
+
+
 # ── end of step 5: pos_encoding ─────────────────────────────────
 
 
@@ -90,6 +100,8 @@ def layer_norm(row, eps=1e-5):
     mean = sum(row) / len(row)
     var = sum((x - mean) ** 2 for x in row) / len(row)
     return [(x - mean) / math.sqrt(var + eps) for x in row]
+
+
 # ── end of step 6: layer_norm ─────────────────────────────────
 
 
@@ -99,4 +111,6 @@ def block(X, h, mask=None):
     N = [layer_norm(row) for row in X]
     A = multi_head(N, N, N, h, mask)  # n × d, like X
     return [[x + a for x, a in zip(x_row, a_row)] for x_row, a_row in zip(X, A)]
+
+
 # ── end of step 7: block ─────────────────────────────────

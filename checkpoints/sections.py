@@ -76,7 +76,8 @@ def read_parts(text):
     parts = {}
     for name, body in sections.items():
         end = next((m for m in _END.finditer(body) if m.group(2) == name), None)
-        parts[name] = (body[: end.start()], body[end.end() :]) if end else (body, None)
+        own = body[: end.start()].rstrip("\n") + "\n" if end else body
+        parts[name] = (own, body[end.end() :] if end else None)
     return header, parts
 
 
@@ -92,8 +93,8 @@ def compose(header, sections, number, order=None, footer=""):
             sections[name] if isinstance(sections[name], tuple) else (sections[name], "")
         )
         parts.append("\n\n" + marker(name, number) + "\n" + source.strip("\n") + "\n")
-        if after is not None:
-            parts.append(end_marker(name, number) + "\n")
+        if after is not None:  # after two blank lines, as a formatter puts a top-level comment
+            parts.append("\n\n" + end_marker(name, number) + "\n")
             if after.strip():
                 parts.append("\n\n" + after.strip("\n") + "\n")
     if footer:

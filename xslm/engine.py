@@ -95,6 +95,8 @@ def topological_order(root):
             seen.add(id(nxt))
             stack.append((nxt, iter(nxt.inputs)))
     return order
+
+
 # ── end of step 1: Value ─────────────────────────────────
 
 
@@ -105,6 +107,8 @@ def softmax(values):
     exps = [(v - top).exp() for v in values]
     total = sum(exps[1:], exps[0])
     return [e / total for e in exps]
+
+
 # ── end of step 2: softmax ─────────────────────────────────
 
 
@@ -112,6 +116,8 @@ def softmax(values):
 def linear(x, W):
     """linear(x, W)_r = Σ_c W[r][c] · x[c]   (W: out × in)"""
     return [sum((w * v for w, v in zip(row, x)), Value(0.0)) for row in W]
+
+
 # ── end of step 2: linear ─────────────────────────────────
 
 
@@ -122,6 +128,8 @@ def norm(x, eps=1e-5):
     var = sum(((v - mean) ** 2 for v in x), Value(0.0)) / len(x)
     scale = (var + eps) ** -0.5
     return [(v - mean) * scale for v in x]
+
+
 # ── end of step 2: norm ─────────────────────────────────
 
 

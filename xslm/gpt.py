@@ -80,6 +80,8 @@ class GPT:
             for row, saved in zip(matrix, state[name]):
                 for v, number in zip(row, saved):
                     v.data = float(number)
+
+
 # ── end of step 3: GPT ─────────────────────────────────
 
 
@@ -89,6 +91,8 @@ def loss(model, inputs, targets):
     rows = model.forward(inputs)
     terms = [-softmax(row)[t].log() for row, t in zip(rows, targets)]
     return sum(terms[1:], terms[0]) / len(terms)
+
+
 # ── end of step 4: loss ─────────────────────────────────
 
 
@@ -102,6 +106,8 @@ def train_step(model, inputs, targets, rate):
     for p in model.parameters:
         p.data -= rate * p.grad
     return value.data
+
+
 # ── end of step 4: train_step ─────────────────────────────────
 
 
@@ -114,4 +120,6 @@ def generate(model, prompt, steps, temperature=1.0, seed=0):
         probs = softmax([v / temperature for v in row])
         ids.append(rng.choices(range(model.vocab), weights=[p.data for p in probs])[0])
     return ids
+
+
 # ── end of step 5: generate ─────────────────────────────────

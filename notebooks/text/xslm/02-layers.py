@@ -19,7 +19,9 @@
 
 # %% id="xslm02-setup" nbgrader={"grade": false, "grade_id": "xslm02-setup", "locked": true, "schema_version": 3, "solution": false}
 from checkpoints.xslm import check, demo, save
-from engine import Value
+
+with demo():  # a file of yours that does not load says so in one line; the notebook goes on
+    from engine import Value
 
 
 # %% [markdown] id="cell-02"
