@@ -4,7 +4,8 @@ and the notebook goes on. A property over every course cell of every notebook of
 
 - in every edition (en, ko, ja): a learner whose every function crashes, and a learner whose file
   has a line that does not parse in a section they did not write in this notebook;
-- in English: every catalogued mistake of the part, written into the learner's cells.
+- in English: every catalogued mistake of the part, in the learner's cells and files, from the
+  notebook of the step it is made in to the last.
 
 Each notebook of a part runs top to bottom in a namespace of its own (a kernel each), in the
 part's folder of a workspace, as Run All runs it: the learner's cells as written (a learner's cell
@@ -26,12 +27,17 @@ import nbformat
 import pytest
 
 from checkpoints import i18n
+from checkpoints.attention.modelfile import step_number
 from grading.authoring import course, masters
-from grading.authoring.mistakes import BUGGY
+from grading.authoring.mistakes import BUGGY, buggy_source
 from grading.authoring.mistakes import part_two as xslm_mistakes
 from grading.parts import PARTS, XSLM
 from grading.paths import ROOT
-from tests.grading.authoring.test_headless_mistakes import TRAIN_LESS, xslm_solutions
+from tests.grading.authoring.test_headless_mistakes import (
+    TRAIN_LESS,
+    changed_steps,
+    xslm_solutions,
+)
 
 pytestmark = pytest.mark.notebooks
 
@@ -73,9 +79,9 @@ def run_notebook(path, solutions, rewrite=None, replace=None):
     return raised
 
 
-def run_part(folder, part, solutions, files=None, replace=None):
-    """Every notebook of a part, in order, in folder (files: {name: text} written first): the
-    course cells that raised."""
+def run_part(folder, part, solutions, files=None, replace=None, first=1):
+    """Every notebook of a part from step first on, in order, in folder (files: {name: text}
+    written first): the course cells that raised."""
     here = os.path.join(folder, PARTS[part].folder)
     for name, text in (files or {}).items():
         with open(os.path.join(here, name), "w", encoding="utf-8") as f:
@@ -85,7 +91,7 @@ def run_part(folder, part, solutions, files=None, replace=None):
     os.chdir(here)
     sys.path.insert(0, here)  # a kernel imports the learner's engine.py and gpt.py from its folder
     try:
-        for name in masters.notebooks(PARTS[part].masters):
+        for name in masters.notebooks(PARTS[part].masters)[first - 1 :]:
             for module in LEARNERS_MODULES:  # each notebook is a kernel of its own
                 sys.modules.pop(module, None)
             raised += run_notebook(os.path.join(here, name), solutions, TRAIN_LESS.get(name),
@@ -168,16 +174,20 @@ def test_no_course_cell_raises_on_a_file_that_does_not_parse(learner, part, code
 def test_no_course_cell_raises_with_a_part_one_mistake(learner, name):
     """A catalogued mistake of part one in the learner's cells."""
     function, code = BUGGY[name]
-    replace = {function: code}
-    assert run_part(learner("en"), "attention", course.solution_cells(), replace=replace) == []
+    files = {"model.py": buggy_source(name)}  # as after every step done with the mistake
+    raised = run_part(learner("en"), "attention", course.solution_cells(), files,
+                      {function: code}, first=step_number(function))  # fmt: skip
+    assert raised == []
 
 
 @pytest.mark.xslm
 @pytest.mark.parametrize("name", sorted(xslm_mistakes.MISTAKES))
 def test_no_course_cell_raises_with_a_part_two_mistake(learner, name):
     """A catalogued mistake of part two in the learner's cells."""
-    solutions = xslm_solutions(xslm_mistakes.buggy_texts(name))
-    assert run_part(learner("en"), XSLM, solutions) == []
+    texts = xslm_mistakes.buggy_texts(name)
+    raised = run_part(learner("en"), XSLM, xslm_solutions(texts), texts,
+                      first=min(changed_steps(texts)))  # fmt: skip
+    assert raised == []
 
 
 def test_the_property_sees_a_course_cell_that_raises(learner, monkeypatch):
