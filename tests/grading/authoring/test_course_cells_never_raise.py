@@ -48,9 +48,10 @@ BROKEN = "    # a hand edit that does not parse: (\n    broken = (\n"
 
 
 def display(obj):
-    """What the notebook's display() does with the course's objects: their HTML, else repr."""
+    """What the notebook's display() does with the course's objects: their HTML (printed, so a
+    test can read it), else their repr."""
     html = getattr(obj, "_repr_html_", None)
-    return html() if html else repr(obj)
+    print(html() if html else repr(obj))
 
 
 def run_notebook(path, solutions, rewrite=None, replace=None):
@@ -136,7 +137,18 @@ def templates(tmp_path_factory):
 
 
 @pytest.fixture
-def learner(templates, tmp_path, monkeypatch):
+def jupyter(monkeypatch):
+    """The course's reports shown as Jupyter shows them (their HTML, checkpoints.session.show),
+    as if an IPython kernel ran this process."""
+    import IPython
+    import IPython.display
+
+    monkeypatch.setattr(IPython, "get_ipython", lambda: object())
+    monkeypatch.setattr(IPython.display, "display", display)
+
+
+@pytest.fixture
+def learner(templates, tmp_path, monkeypatch, jupyter):
     """A function: a fresh copy of an edition's workspace, with the learner's language set."""
     monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
     before = i18n.edition()
@@ -188,6 +200,44 @@ def test_no_course_cell_raises_with_a_part_two_mistake(learner, name):
     raised = run_part(learner("en"), XSLM, xslm_solutions(texts), texts,
                       first=min(changed_steps(texts)))  # fmt: skip
     assert raised == []
+
+
+@pytest.mark.parametrize("code", ["ko", "ja"])
+def test_every_mistakes_checkpoint_and_hints_go_on_in_every_edition(tmp_path, monkeypatch, jupyter,
+                                                                   code):  # fmt: skip
+    """The cells a catalogued mistake speaks in, in the other editions: its checkpoint and both
+    hints, shown as Jupyter shows them (the notebooks' other course cells say nothing of it)."""
+    import checkpoints
+    from checkpoints import xslm as part_two
+    from checkpoints.attention.catalogue import BY_NAME
+    from checkpoints.xslm.checks import BY_NAME as XSLM_BY_NAME
+
+    monkeypatch.chdir(tmp_path)
+    before = i18n.edition()
+    i18n.use_edition(code)
+    try:
+        for name in sorted(BUGGY):
+            (tmp_path / "model.py").write_text(buggy_source(name), encoding="utf-8")
+            said = speaking(checkpoints, BY_NAME[name].checkpoint)
+            assert "✗" in said, (code, name, said[-500:])
+        for name in sorted(xslm_mistakes.MISTAKES):
+            for filename, text in xslm_mistakes.buggy_texts(name).items():
+                (tmp_path / filename).write_text(text, encoding="utf-8")
+            said = speaking(part_two, XSLM_BY_NAME[name].checkpoint)
+            assert "✗" in said, (code, name, said[-500:])
+    finally:
+        i18n.use_edition(before)
+
+
+def speaking(package, checkpoint):
+    """What a part's check cell, then its hint cell twice (the closer hint, then the formula),
+    print, their HTML included; a course cell that raises fails the test here."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        package.check(checkpoint)
+        package.hint(checkpoint)
+        package.hint(checkpoint)
+    return out.getvalue()
 
 
 def test_the_property_sees_a_course_cell_that_raises(learner, monkeypatch):
