@@ -33,7 +33,7 @@
 from checkpoints import check, demo, ensure_model, save
 
 ensure_model()
-with demo():  # a file of yours that does not load says so in one line; the notebook goes on
+with demo():
     from model import attention
 
 # %% id="cell-02"

@@ -26,7 +26,7 @@ import random
 
 from checkpoints.xslm import check, demo, save
 
-with demo():  # a file of yours that does not load says so in one line; the notebook goes on
+with demo():
     from engine import Value, linear, norm, softmax
 
 

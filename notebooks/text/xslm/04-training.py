@@ -35,7 +35,7 @@ from checkpoints.xslm import (
 )
 from checkpoints.xslm.corpus import decode, encode, read_corpus, vocabulary, windows
 
-with demo():  # a file of yours that does not load says so in one line; the notebook goes on
+with demo():
     from engine import softmax
     from gpt import GPT
 

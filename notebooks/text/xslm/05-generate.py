@@ -26,7 +26,7 @@ import random
 from checkpoints.xslm import check, check_artifact, demo, save, write_artifact
 from checkpoints.xslm.corpus import decode, encode, read_corpus, vocabulary
 
-with demo():  # a file of yours that does not load says so in one line; the notebook goes on
+with demo():
     from engine import softmax
     from gpt import GPT
 
