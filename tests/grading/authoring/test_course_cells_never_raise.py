@@ -40,9 +40,15 @@ pytestmark = pytest.mark.notebooks
 EDITIONS = ["en", "ko", "ja"]
 CRASH = "[][0]  # a learner's slip: an index past the end"
 LEARNERS_MODULES = ("engine", "gpt", "model")
-# Whether a course cell raises does not depend on how long the model trains: two steps (the
-# artifact's check then says the curve is too short, in one line)
-TRAIN_LESS = {"04-training.ipynb": {"steps_to_train(240)": "steps_to_train(2)"}}
+# Whether a course cell raises does not depend on how much part two's model computes: it trains
+# two steps (the artifact's check then says the curve is too short, in one line), on two held-out
+# windows, and generates two tokens a sample (the artifact's check, less_work, the same)
+LESS_WORK = {
+    "04-training.ipynb": {"steps_to_train(240)": "steps_to_train(2)",
+                          "held_out = pairs[-len(pairs) // 10 :]": "held_out = pairs[-2:]"},
+    "05-generate.ipynb": {"encode(prompt, vocab), 12,": "encode(prompt, vocab), 2,",
+                          'encode("the cat", vocab), 12,': 'encode("the cat", vocab), 2,'},
+}  # fmt: skip
 BROKEN = "    # a hand edit that does not parse: (\n    broken = (\n"
 
 
@@ -55,16 +61,18 @@ def display(obj):
 
 def run_notebook(path, solutions, rewrite=None, replace=None):
     """Run one learner notebook top to bottom in a namespace of its own, in its folder (its
-    solution cells filled in, replace: {function: buggy code}): the ids of the course cells that
+    solution cells filled in, replace: {function: buggy code}; rewrite: {text: what it becomes} in
+    its cells, each of which must be found): the ids of the course cells that
     raised, with what they raised."""
     book = course.fill(nbformat.read(path, 4), solutions, replace)
     namespace = {"__name__": "__main__", "display": display}
-    raised = []
+    raised, unused = [], set(rewrite or {})
     for cell in book.cells:
         if cell.cell_type != "code":
             continue
         source = cell.source
         for old, new in (rewrite or {}).items():
+            unused -= {old} if old in source else set()
             source = source.replace(old, new)
         learners = cell.metadata.get("nbgrader", {}).get("solution", False)
         filename = f"<cell {os.path.basename(path)} {cell.id}>"  # kept where IPython keeps cells
@@ -76,6 +84,8 @@ def run_notebook(path, solutions, rewrite=None, replace=None):
             if learners:
                 break  # the learner's own cell stops Run All
             raised.append(f"{os.path.basename(path)} {cell.id}: {type(err).__name__}: {err}")
+    else:  # every cell ran: each rewrite found its line
+        assert not unused, f"{path} no longer has {sorted(unused)}: LESS_WORK is stale"
     return raised
 
 
@@ -94,7 +104,7 @@ def run_part(folder, part, solutions, files=None, replace=None, first=1):
         for name in masters.notebooks(PARTS[part].masters)[first - 1 :]:
             for module in LEARNERS_MODULES:  # each notebook is a kernel of its own
                 sys.modules.pop(module, None)
-            raised += run_notebook(os.path.join(here, name), solutions, TRAIN_LESS.get(name),
+            raised += run_notebook(os.path.join(here, name), solutions, LESS_WORK.get(name),
                                    replace)  # fmt: skip
     finally:
         sys.path.remove(here)
@@ -147,7 +157,17 @@ def jupyter(monkeypatch):
 
 
 @pytest.fixture
-def learner(templates, tmp_path, monkeypatch, jupyter):
+def less_work(monkeypatch):
+    """Part two's artifact checks on two held-out windows and two-token samples (LESS_WORK)."""
+    from checkpoints.xslm import artifacts
+
+    every = artifacts.held_out_pairs
+    monkeypatch.setattr(artifacts, "held_out_pairs", lambda: every()[-2:])
+    monkeypatch.setattr(artifacts, "SAMPLE_STEPS", 2)
+
+
+@pytest.fixture
+def learner(templates, tmp_path, monkeypatch, jupyter, less_work):
     """A function: a fresh copy of an edition's workspace, with the learner's language set."""
     monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
     before = i18n.edition()
