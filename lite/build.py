@@ -44,6 +44,8 @@ PYODIDE_PYTHON = "3.14"
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 BYTECODE = os.path.join(HERE, "bytecode.mjs")
+EARLY_KERNEL = os.path.join(HERE, "early_kernel.js")  # the site's own lab extension, as written
+EARLY_KERNEL_NAME = "attention-early-kernel"  # its name in early_kernel.js and in the site
 ZIP_TIME = (2026, 1, 1, 0, 0, 0)  # of every file in the zips the build writes: same files, same zip
 CACHE = LITE_CACHE
 REQUIREMENTS = os.path.join(HERE, "requirements-pyodide.txt")
@@ -339,6 +341,27 @@ def edition_apps(out):
     return locales
 
 
+def early_kernel(out):
+    """The site's own lab extension (lite/early_kernel.js: the kernel of the notebook a link opens
+    starts as the app starts) in out/extensions/, named in the site's jupyter-lite.json beside the
+    Pyodide kernel's. Its file name holds its digest: a republished site never meets an old copy
+    in a browser's cache."""
+    with open(EARLY_KERNEL, "rb") as f:
+        code = f.read()
+    load = f"static/remoteEntry.{hashlib.sha256(code).hexdigest()[:12]}.js"
+    target = os.path.join(out, "extensions", EARLY_KERNEL_NAME, load)
+    os.makedirs(os.path.dirname(target))
+    with open(target, "wb") as f:
+        f.write(code)
+    path = os.path.join(out, "jupyter-lite.json")
+    with open(path, encoding="utf-8") as f:
+        config = json.load(f)
+    extension = {"name": EARLY_KERNEL_NAME, "load": load, "extension": "./extension"}
+    config["jupyter-config-data"]["federated_extensions"].append(extension)
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(config, f, indent=1)
+
+
 def write_json(path, data):
     """data as UTF-8 JSON at path (its folder made if needed)."""
     os.makedirs(os.path.dirname(path), exist_ok=True)
@@ -408,6 +431,7 @@ def build(out=SITE):
         )
         shutil.rmtree(out, ignore_errors=True)
         jupyter_lite_build(lite_dir, content, out)
+        early_kernel(out)
         languages = edition_apps(out)
         print(f"JupyterLab in {', '.join(languages) or 'English only'}", flush=True)
         with open(os.path.join(out, "index.html"), "w", encoding="utf-8") as f:

@@ -454,7 +454,8 @@ def test_site_serves_its_own_python(site):
             assert hashlib.sha256(f.read()).hexdigest() == entry["sha256"], entry["name"]
     assert {"micropip", "piplite", "ipython", "pyodide-kernel"} <= set(lock["packages"])
     names = {e["name"] for e in config["federated_extensions"]}
-    assert names == {"@jupyterlite/pyodide-kernel-extension"}  # no nbgrader tools in the site
+    # the Pyodide kernel and the site's own (lite/early_kernel.js); no nbgrader tools in the site
+    assert names == {"@jupyterlite/pyodide-kernel-extension", build.EARLY_KERNEL_NAME}
 
 
 @pytest.mark.nbgrader
@@ -527,6 +528,7 @@ def browser_context(chromium):
 
 
 CHECKS = "step01-softmax-checks"  # the grade id of notebook 1's checkpoint cell
+KERNEL = "comlink.worker"  # in the address of the Pyodide kernel's worker
 
 
 def type_exercise(page, path, code, keys="Control+A"):
@@ -574,6 +576,8 @@ def test_a_learner_works_in_the_browser_from_the_site_alone(served, browser_cont
     no request ever left the machine."""
     notebook = f"en/{PART_ONE}/01-softmax.ipynb"
     page = browser_context.new_page()
+    kernels = []  # each kernel is a worker of the page
+    page.on("worker", lambda worker: kernels.append(worker.url) if KERNEL in worker.url else None)
     page.goto(served + "/index.html")
     start = time.monotonic()
     page.get_by_role("link", name="Step 1 · Softmax that never overflows").click()
@@ -583,6 +587,10 @@ def test_a_learner_works_in_the_browser_from_the_site_alone(served, browser_cont
         "softmax: all 8 checks hold", timeout=180_000
     )
     first_result = time.monotonic() - start
+    # it ran in the kernel the site's extension started as the app started, and in no other
+    early = page.evaluate("document.documentElement.dataset.earlyKernel")
+    assert early and notebook_page.evaluate(page, notebook_page.KERNEL_ID, path=notebook) == early
+    assert len(kernels) == 1, kernels
     notebook_page.wait_for_run(page, notebook)
     bars = page.locator(".jp-OutputArea svg rect")  # the bars picture
     expect(bars.first).to_be_attached(timeout=notebook_page.TIMEOUT)
