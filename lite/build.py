@@ -57,6 +57,7 @@ KERNEL_EXTENSION = os.path.join(
 # the kernel's own wheels, shipped inside its extension: the kernel itself and an ipykernel shim
 KERNEL_WHEELS = ("pyodide_kernel-", "ipykernel-")
 KERNEL_PLUGIN = "@jupyterlite/pyodide-kernel-extension:kernel"
+KERNEL_FILES = "static/pyodide/"  # where the site keeps the kernel's runtime and wheels
 # what a kernel wheel's copy on the site leaves out: jedi's stubs of third-party packages and of
 # Django (4,800 of its 5,600 files: unpacking them took 1.5 of the 2 s jedi cost every page load,
 # measured in Pyodide). Of those packages the kernel has Pygments alone, whose own source jedi
@@ -251,7 +252,7 @@ def kernel_packages(pyodide_dir, wheels):
 def lite_config(packages):
     """jupyter-lite.json: the site's own Pyodide, every kernel package loaded at start, no PyPI."""
     kernel = {
-        "pyodideUrl": "./static/pyodide/pyodide.mjs",
+        "pyodideUrl": f"./{KERNEL_FILES}pyodide.mjs",
         "disablePyPIFallback": True,
         "pipliteUrls": [],
         "loadPyodideOptions": {
@@ -419,7 +420,7 @@ def build(out=SITE):
         lite_dir = os.path.join(work, "src")
         content = workspaces(os.path.join(work, "content"))
         learner_wheel = checkpoints_wheel(content, work)
-        pyodide_dir = os.path.join(lite_dir, "static", "pyodide")
+        pyodide_dir = os.path.join(lite_dir, *KERNEL_FILES.split("/"))
         packages = install_kernel(pyodide_dir, work, learner_wheel)
         compiled = compile_kernel(pyodide_dir, work, [LEARNER_PACKAGE])
         with open(os.path.join(lite_dir, "jupyter-lite.json"), "w", encoding="utf-8") as f:
@@ -480,7 +481,9 @@ def offline(out):
         ],
     }
     write_json(os.path.join(out, "manifest.webmanifest"), manifest)
-    files = site_files(out)
+    # the kernel's runtime and wheels first: on a first visit the worker starts keeping the site
+    # on the landing page, and every notebook's kernel needs them within seconds of the link
+    files = sorted(site_files(out), key=lambda path: not path.startswith(KERNEL_FILES))
     with open(os.path.join(HERE, "service-worker.js"), encoding="utf-8") as f:
         worker = f.read()
     version = folder_digest(out, NOT_KEPT)[:16]  # a new site, a new worker: browsers take it

@@ -41,7 +41,7 @@ function keepEverything() {
     const queue = [...FILES];
     const fetchOne = async () => {
       for (let file = queue.shift(); file !== undefined; file = queue.shift()) {
-        if (!(await cache.match(file, { ignoreSearch: true }))) {
+        if (!(await cache.match(file))) {
           await cache.add(file);
         }
       }
@@ -77,10 +77,13 @@ self.addEventListener("fetch", (event) => {
 });
 
 // A file of the site: the kept copy (the address without its ?query names the file), else the
-// network.
+// network. The copy is looked up by that address, not with ignoreSearch, which has the browser
+// read through every kept address for each request.
+let opened = null;
 async function fromTheSite(request) {
-  const cache = await caches.open(CACHE);
-  const kept = await cache.match(request, { ignoreSearch: true });
+  opened ??= caches.open(CACHE);
+  const url = new URL(request.url);
+  const kept = await (await opened).match(url.origin + url.pathname);
   return kept || fetch(request);
 }
 
