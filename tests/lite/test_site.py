@@ -598,12 +598,18 @@ def test_a_learner_works_in_the_browser_from_the_site_alone(served, browser_cont
     print(f"first checkpoint result {first_result:.1f} s after clicking the landing page's link")
 
     # one more cell's worth in the exercise cell: the package imported from the kernel, not
-    # from the browser's storage beside the notebooks, the progress view and the hand-in zip
+    # from the browser's storage beside the notebooks; the learner's model.py imported from its
+    # folder, which Python searches after the standard library (lite/standins/piplite); the
+    # progress view and the hand-in zip
     typed = type_exercise(
         page,
         notebook,
         "\n\nimport os\n\nimport checkpoints\nfrom checkpoints import hand_in, progress\n\n"
         "print('package in storage:', checkpoints.__file__.startswith(os.getcwd()))\n"
+        "import sys\nimport model\n"
+        "print('model.py imports:', model.__file__ == os.path.join(os.getcwd(), 'model.py'))\n"
+        "print('cwd after the standard library:', sys.path.index('') > sys.path.index("
+        "next(p for p in sys.path if p.endswith('.zip'))))\n"
         "progress()\nhand_in()\n",
         keys="Control+End",
     )
@@ -616,6 +622,8 @@ def test_a_learner_works_in_the_browser_from_the_site_alone(served, browser_cont
     within = notebook_page.TIMEOUT
     printed = exercise_outputs.get_by_text("package in storage: False")
     expect(printed).to_have_count(1, timeout=within)
+    for line in ("model.py imports: True", "cwd after the standard library: True"):
+        expect(exercise_outputs.get_by_text(line)).to_have_count(1, timeout=within)
     softmax_row = exercise_outputs.locator("table tr", has_text="softmax")  # the progress table
     holds = softmax_row.locator("td", has_text=re.compile(r"^holds$"))
     expect(holds).to_have_count(1, timeout=within)
@@ -659,14 +667,19 @@ def server_answers(base):
 KEPT = """async (count) => {
   if (navigator.serviceWorker.controller === null) return false;
   for (const name of await caches.keys()) {
-    if ((await (await caches.open(name)).keys()).length >= count) return true;
+    const cache = await caches.open(name);
+    const mark = new URL("attention-site-kept-all", navigator.serviceWorker.controller.scriptURL);
+    if ((await cache.keys()).length > count && await cache.match(mark.href)) {
+      return true;
+    }
   }
   return false;
 }"""
 
 
 def wait_until_kept(page, site, seconds=120):
-    """Until the site's service worker controls the page and keeps every file of the site."""
+    """Until the site's service worker controls the page and keeps every file of the site, and
+    its mark that it does (which spares a restarted worker looking them all up again)."""
     count = len(build.site_files(site))
     deadline = time.monotonic() + seconds
     while not page.evaluate(KEPT, count):  # (wait_for_function would not await the promise)
