@@ -35,9 +35,12 @@ self.addEventListener("activate", (event) => {
 // meanwhile), each fetched once: a worker stopped halfway goes on where it stopped when it runs
 // again. Settles once all are kept.
 let keeping = null;
+const KEPT_ALL = "attention-site-kept-all"; // in the cache once it holds every file: a worker
+// started again (the browser stops an idle one) then need not look up 600 files at every visit
 function keepEverything() {
   keeping ??= (async () => {
     const cache = await caches.open(CACHE);
+    if (await cache.match(KEPT_ALL)) return;
     const queue = [...FILES];
     const fetchOne = async () => {
       for (let file = queue.shift(); file !== undefined; file = queue.shift()) {
@@ -47,6 +50,7 @@ function keepEverything() {
       }
     };
     await Promise.all([fetchOne(), fetchOne(), fetchOne(), fetchOne()]);
+    await cache.put(KEPT_ALL, new Response(VERSION));
   })().catch((error) => {
     keeping = null; // the next request tries again
     throw error;
