@@ -246,8 +246,9 @@ notebooks: $(BIN)/.installed
 bench: $(BIN)/.installed
 	$(BIN)/python -m bench.run
 
-## make bench-site: the in-browser site's build time and size, and a learner's wait for notebook 1's
-## first checkpoint result in chromium (RUNS=3 fresh browser profiles)
+## make bench-site: the in-browser site's build time and size, and a learner's wait in chromium from
+## the landing page's link to notebook 1's first verdict: a first visit, a return, a return offline
+## (RUNS=5 learners; minimum, median and maximum against README's targets)
 bench-site: system-browser system-site $(BIN)/.installed $(LITE_CACHE)
 	$(BIN)/python -m bench.site $(if $(RUNS),--runs $(RUNS))
 

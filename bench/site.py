@@ -3,15 +3,24 @@
 make bench-site       (or, from the repository root: .venv/bin/python -m bench.site [--runs N])
 
 Builds the site into a scratch folder, serves it with python -m http.server and drives Debian's
-chromium: for each run, a fresh browser profile opens notebook 1 (Python starts cold in the page),
-types a correct softmax and runs every cell at once; the clock stops when the checkpoint says it
-holds. Then the same page is reloaded and run again (the browser's HTTP cache is warm). Then a
-fresh profile again, where the softmax is typed and run only after READ_SECONDS, while Python
-starts in the page as a learner reads: the seconds from "Run All" to the result.
+chromium. Each run is a learner with a fresh browser profile, who visits three times:
+
+- cold: the first visit. The landing page opens; after LANDING_READ seconds the learner clicks
+  part one's English link; notebook 1 shows; at once they type a correct softmax and run every
+  cell; the clock stops when its checkpoint says it holds;
+- return: the same visit again later, in a new tab, once the site's service worker has kept every
+  file (the browser's HTTP cache and the worker's copy are warm);
+- offline: the return visit once more, with the server stopped.
+
+Each visit gives two figures, from the link to notebook 1 shown and from there to the first
+verdict; the table gives the minimum, median and maximum of the runs, and their sum against
+TARGETS (README's table).
 """
 
+import argparse
 import os
 import re
+import statistics
 import sys
 import tempfile
 import time
@@ -20,10 +29,14 @@ from grading.authoring import course
 from grading.parts import ASSIGNMENT, PARTS
 from lite import build
 from tests.fixtures.lab_server import serving
+from tests.lite.test_site import wait_until_kept
 from tests.test_browser import CHROMIUM, CHROMIUM_FLAGS, SOFTMAX
 
 PASSED = "softmax: all 8 checks hold"
-READ_SECONDS = 25  # how long a learner reads notebook 1's opening before running it
+LANDING_READ = 3  # seconds on the landing page before the link: a glance, not a read
+VISITS = ("cold", "return", "offline")
+TARGETS = {"cold": 10.0, "return": 5.0, "offline": 5.0}  # seconds from the link to the verdict
+EXERCISE = re.compile("NotImplementedError|def softmax")
 
 
 def folder_mib(path):
@@ -31,31 +44,70 @@ def folder_mib(path):
     return course.folder_size(path) / 2**20
 
 
-def first_result(page, url, read=False):
-    """(seconds until notebook 1 shows, until its checkpoint passes, and from "Run All" to that)
-    for a correct softmax typed at once; read=True: typed after READ_SECONDS in the page,
-    as after a learner has read the notebook's opening for a while."""
+def visit(page, base, notebook):
+    """(seconds from the landing page's link to notebook 1 shown, from there to its checkpoint's
+    verdict) of one visit: the link clicked after LANDING_READ s, a correct softmax typed at once
+    and every cell run."""
+    page.goto(base + "/index.html")
+    time.sleep(LANDING_READ)
     start = time.monotonic()
-    page.goto(url)
-    page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=120_000)
-    shown = time.monotonic() - start
-    if read:  # the notebook starts its kernel as it opens: Python loads while the learner reads
-        time.sleep(READ_SECONDS)  # (the toolbar's kernel status says idle before Python is up)
-    exercise = re.compile("NotImplementedError|def softmax")
-    page.locator(".jp-CodeCell").filter(has_text=exercise).first.locator(".cm-content").click()
+    page.locator(f'a[href$="?path=en/{notebook}"]').click()
+    editor = page.locator(".jp-CodeCell").filter(has_text=EXERCISE).first.locator(".cm-content")
+    editor.wait_for(timeout=120_000)
+    shown = time.monotonic()
+    editor.click()
     page.keyboard.press("Control+A")
     page.keyboard.insert_text(SOFTMAX)
     page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
-    clicked = time.monotonic()
     page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
     page.get_by_text(PASSED).first.wait_for(timeout=180_000)
-    end = time.monotonic()
-    return shown, end - start, end - clicked
+    return shown - start, time.monotonic() - shown
+
+
+def one_learner(browser, site, notebook):
+    """{visit: (to notebook shown, to verdict)} for a fresh profile's cold, return and offline
+    visits."""
+    context = browser.new_context(viewport={"width": 1280, "height": 1600})
+    figures = {}
+    with serving(site) as base:
+        page = context.new_page()
+        figures["cold"] = visit(page, base, notebook)
+        wait_until_kept(page, site)
+        page.close()
+        page = context.new_page()
+        figures["return"] = visit(page, base, notebook)
+        page.close()
+    figures["offline"] = visit(context.new_page(), base, notebook)  # the server has stopped
+    context.close()
+    return figures
+
+
+def spread(values):
+    """'min / median / max' of values, in seconds."""
+    return " / ".join(f"{v:4.1f}" for v in (min(values), statistics.median(values), max(values)))
+
+
+def table(runs):
+    """The lines of the figures' table: per visit, each figure's spread and the total's target."""
+    lines = [f"{'':8} {'link -> notebook':>18} {'notebook -> verdict':>20} {'in all':>18}  target",
+             f"{'':8} {'min / median / max':>18} {'':>20} {'':>18}"]  # fmt: skip
+    for name in VISITS:
+        shown = [r[name][0] for r in runs]
+        verdict = [r[name][1] for r in runs]
+        total = [a + b for a, b in zip(shown, verdict)]
+        met = "met" if max(total) <= TARGETS[name] else "NOT met"
+        lines.append(f"{name:8} {spread(shown):>18} {spread(verdict):>20} {spread(total):>18}"
+                     f"  <= {TARGETS[name]:.0f} s: {met}")  # fmt: skip
+    return lines
 
 
 def main(argv):
-    """Build, serve, and time `runs` cold and warm first results."""
-    runs = int(argv[argv.index("--runs") + 1]) if "--runs" in argv else 3
+    """Build, serve, and time `runs` learners' cold, return and offline visits."""
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.site", description=__doc__.split("\n")[0]
+    )
+    parser.add_argument("--runs", type=int, default=5, help="how many learners (default 5)")
+    runs = parser.parse_args(argv).runs
     from playwright.sync_api import sync_playwright
 
     with tempfile.TemporaryDirectory() as scratch:
@@ -65,27 +117,17 @@ def main(argv):
         print(f"make site: {time.monotonic() - start:.1f} s, {folder_mib(site):.1f} MiB")
         for part in ("static/pyodide", "build", "files"):
             print(f"  {part}: {folder_mib(os.path.join(site, part)):.1f} MiB")
-        with serving(site) as base:
-            url = f"{base}/lab/index.html?path=en/{PARTS[ASSIGNMENT].folder}/01-softmax.ipynb"
-            with sync_playwright() as p:
-                browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
-                for run in range(1, runs + 1):
-                    context = browser.new_context(viewport={"width": 1280, "height": 1600})
-                    page = context.new_page()
-                    shown, cold, cold_run = first_result(page, url)
-                    _, warm, warm_run = first_result(page, url)
-                    context.close()
-                    context = browser.new_context(viewport={"width": 1280, "height": 1600})
-                    _, _, read_run = first_result(context.new_page(), url, read=True)
-                    context.close()
-                    print(
-                        f"run {run}: notebook shown {shown:.1f} s; first checkpoint result "
-                        f"{cold:.1f} s cold ({cold_run:.1f} s from Run All at once), "
-                        f"{warm:.1f} s after a reload ({warm_run:.1f} s from Run All); "
-                        f"{read_run:.1f} s from Run All after {READ_SECONDS} s of reading (cold)",
-                        flush=True,
-                    )
-                browser.close()
+        notebook = f"{PARTS[ASSIGNMENT].folder}/01-softmax.ipynb"
+        results = []
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+            for run in range(1, runs + 1):
+                results.append(one_learner(browser, site, notebook))
+                said = ", ".join(f"{name} {a:.1f} + {b:.1f} s" for name, (a, b) in
+                                 results[-1].items())  # fmt: skip
+                print(f"run {run} of {runs}: {said}", flush=True)
+            browser.close()
+        print("\n".join(table(results)))
 
 
 if __name__ == "__main__":
