@@ -347,20 +347,16 @@ def early_kernel(out):
     starts as the app starts) in out/extensions/, named in the site's jupyter-lite.json beside the
     Pyodide kernel's. Its file name holds its digest: a republished site never meets an old copy
     in a browser's cache."""
-    with open(EARLY_KERNEL, "rb") as f:
-        code = f.read()
-    load = f"static/remoteEntry.{hashlib.sha256(code).hexdigest()[:12]}.js"
+    load = f"static/remoteEntry.{sha256(EARLY_KERNEL)[:12]}.js"
     target = os.path.join(out, "extensions", EARLY_KERNEL_NAME, load)
     os.makedirs(os.path.dirname(target))
-    with open(target, "wb") as f:
-        f.write(code)
+    shutil.copy(EARLY_KERNEL, target)
     path = os.path.join(out, "jupyter-lite.json")
     with open(path, encoding="utf-8") as f:
         config = json.load(f)
     extension = {"name": EARLY_KERNEL_NAME, "load": load, "extension": "./extension"}
     config["jupyter-config-data"]["federated_extensions"].append(extension)
-    with open(path, "w", encoding="utf-8") as f:
-        json.dump(config, f, indent=1)
+    write_json(path, config)
 
 
 def write_json(path, data):
