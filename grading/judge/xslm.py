@@ -60,19 +60,24 @@ CELLS = {
     "xslm05-generate-hidden": ("hidden", "generate"),
     "xslm05-samples-artifact": ("artifact", artifacts.SAMPLES_FILE),
 }
-# The learner's sections each judged group needs; the others come from the reference.
+# The learner's sections each judged group needs; the others come from the reference. The layers
+# are judged on the reference's Value (isolation, as in part one): an engine bug costs the
+# engine's cells alone.
 OWN = {
     "Value": ["Value", "softmax", "linear", "norm"],  # the engine is judged whole
-    "softmax": ["Value", "softmax", "linear", "norm"],
-    "linear": ["Value", "softmax", "linear", "norm"],
-    "norm": ["Value", "softmax", "linear", "norm"],
-    "layers": ["Value", "softmax", "linear", "norm"],
+    "softmax": ["softmax", "linear", "norm"],
+    "linear": ["softmax", "linear", "norm"],
+    "norm": ["softmax", "linear", "norm"],
+    "layers": ["softmax", "linear", "norm"],
     "GPT": ["GPT"],
     "loss": ["loss"],
     "train_step": ["train_step"],
     "learning": ["loss", "train_step"],
     "generate": ["generate"],
 }
+# The learner's sections loaded beneath the reference's, for the helpers the judged ones may call
+# (a lift of their own, written with their Value): the reference's names then replace theirs.
+BENEATH = {"softmax": ["Value"], "linear": ["Value"], "norm": ["Value"], "layers": ["Value"]}
 # A group's checkpoints: whose catalogued mistakes a failing hidden check may name.
 CHECKPOINTS = {"layers": ["softmax", "linear", "norm"], "learning": ["loss", "train_step"]}
 
@@ -249,12 +254,15 @@ class Judgement(core.Remembered):
 
     def parts_of(self, filename, group):
         """[(section, source)] the worker loads for a group, one at a time: the file's header
-        (the course's own, so no other import gets in), then the learner's sections it judges
-        and the reference's for the rest, in step order."""
+        (the course's own, so no other import gets in), the learner's sections it keeps beneath
+        (BENEATH), then the learner's sections it judges and the reference's for the rest, in
+        step order."""
         reference = reference_sections(filename)
         mine = {n: self.own[n] for n in OWN[group] if n in self.own and n in reference}
+        beneath = [(f"{n} (beneath)", self.own[n]) for n in BENEATH.get(group, [])
+                   if n in self.own and n in reference]  # fmt: skip
         chosen = {**reference, **mine}
-        return [("header", files.header(filename))] + [
+        return [("header", files.header(filename))] + beneath + [
             (n, chosen[n]) for n in sorted(chosen, key=files.order)
         ]
 

@@ -6,7 +6,7 @@ import os
 import pytest
 
 import xslm
-from checkpoints.xslm import artifacts, probes
+from checkpoints.xslm import artifacts, checks, probes
 from checkpoints.xslm.checks import CLAIMS, Probe
 from grading.authoring.mistakes import part_two
 from grading.judge import xslm as xslm_judge
@@ -173,3 +173,57 @@ def test_prepare_starts_the_workers_gradable_cells_need_and_close_ends_even_unus
     processes = started_processes(judgement)
     judgement.close()
     assert all(p.poll() is not None for p in processes)
+
+
+ENGINE_CELLS = {"xslm01-value-checks", "xslm01-value-hidden"}
+ENGINE_MISTAKES = [m.name for m in checks.MISTAKES if m.checkpoint == "Value"]
+
+
+@pytest.mark.parametrize("name", ENGINE_MISTAKES)
+def test_an_engine_mistake_costs_only_the_engines_cells(tmp_path, name):
+    """Isolation: with a catalogued engine bug and the reference's layers, GPT and training, the
+    layer cells (judged on the reference's Value), the GPT, learning and generating cells keep
+    every point, and the engine's cells fail, the mistake named."""
+    verdicts, _ = xslm_judge.judge_folder(handed_in(tmp_path, name))
+    failed = {g for g, v in verdicts.items() if not v.passed}
+    assert failed and failed <= ENGINE_CELLS, {g: verdicts[g].text[:300] for g in failed}
+    assert any(name in v.record.get("diagnosis", []) for v in verdicts.values() if not v.passed)
+
+
+LAYER_CELLS = {g for g in xslm_judge.CELLS if g.startswith("xslm02")}
+VALUE_END = "# ── end of step 1: Value"
+
+
+def with_engine_edit(folder, *replacements):
+    """The reference submission in folder, each (old, new) replaced once in its engine.py."""
+    handed_in(folder)
+    engine = folder / "engine.py"
+    text = engine.read_text(encoding="utf-8")
+    for old, new in replacements:
+        assert text.count(old) == 1, old
+        text = text.replace(old, new)
+    engine.write_text(text, encoding="utf-8")
+    return str(folder)
+
+
+def test_a_layer_calls_a_helper_the_learner_wrote_with_their_value(tmp_path):
+    """The layers run on the reference's Value, and still reach a helper of the learner's own
+    written in their Value section (loaded beneath the reference's): every cell keeps its
+    points."""
+    helper = "def as_number(v):\n    return v.data if isinstance(v, Value) else v\n\n\n"
+    folder = with_engine_edit(
+        tmp_path,
+        (VALUE_END, helper + VALUE_END),
+        ("top = max(v.data for v in values)", "top = max(as_number(v) for v in values)"),
+    )
+    verdicts, _ = xslm_judge.judge_folder(folder, sorted(LAYER_CELLS))
+    assert all(v.passed for v in verdicts.values()), {g: v.text for g, v in verdicts.items()}
+
+
+def test_a_value_section_that_does_not_parse_costs_only_the_engines_cells(tmp_path):
+    """A typo in the Value section fails notebook 1's cells; the layers, judged on the
+    reference's Value, keep their points."""
+    folder = with_engine_edit(tmp_path, (VALUE_END, "def (:\n" + VALUE_END))
+    verdicts, _ = xslm_judge.judge_folder(folder, sorted(ENGINE_CELLS | LAYER_CELLS))
+    failed = {g for g, v in verdicts.items() if not v.passed}
+    assert failed == ENGINE_CELLS, {g: verdicts[g].text[:300] for g in failed}
