@@ -10,7 +10,7 @@ export PYTHONPATH := $(CURDIR)
 # SYSTEM_INSTALL=0: only tell. BWRAP=/path: the sandbox's bubblewrap, if not the one on PATH.
 SYSTEM := $(PYTHON) -m grading system
 
-.PHONY: reach dask-worker course-user system-test system-grading system-feedback system-demo system-browser system-site system-hub system-postgres site collect bench-site lab lint format test test-fast test-quick postgres postgres-stop hub hub-stop bench-hub bench-grading bench-judge bench-similar release autograde feedback grades report similar roster export demo reference fingerprints notebooks bench sandbox clean
+.PHONY: reach dask-worker course-user system-test system-grading system-feedback system-demo system-browser system-site system-hub system-postgres site collect bench-site lab lint format test test-fast test-quick postgres postgres-stop hub hub-stop bench-hub bench-grading bench-judge bench-similar bench-corpus release autograde feedback grades report similar roster export demo reference fingerprints notebooks bench sandbox clean
 
 # .venv is made from the course's own copy of the interpreter (.python/, grading/machine/interpreter.py):
 # the course user and every sandbox can run it, wherever PYTHON was installed.
@@ -256,6 +256,12 @@ bench-site: system-browser system-site $(BIN)/.installed $(LITE_CACHE)
 ## process: its first judgement, then what every later one costs (PART=attention|xslm)
 bench-judge: system-grading $(BIN)/.installed
 	$(BIN)/python -m bench.judge --part $(PART) $(if $(RUNS),--runs $(RUNS))
+
+## make bench-corpus: the diagnosis on code written the ways people write it, per corpus (the course's,
+## and bench/pattern_corpus.py's, modelled on public repositories): verdicts right, the share of wrong
+## ones named, and wrong names (there must be none). ENTRIES=1: one line per entry as well
+bench-corpus: $(BIN)/.installed
+	$(BIN)/python -m bench.corpus $(if $(ENTRIES),--entries)
 
 ## make bench-similar: how long make similar takes for a class of 200 (SIZE=N), made in memory
 bench-similar: $(BIN)/.installed
