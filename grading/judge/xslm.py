@@ -262,9 +262,11 @@ class Judgement(core.Remembered):
         beneath = [(f"{n} (beneath)", self.own[n]) for n in BENEATH.get(group, [])
                    if n in self.own and n in reference]  # fmt: skip
         chosen = {**reference, **mine}
-        return [("header", files.header(filename))] + beneath + [
-            (n, chosen[n]) for n in sorted(chosen, key=files.order)
-        ]
+        return (
+            [("header", files.header(filename))]
+            + beneath
+            + [(n, chosen[n]) for n in sorted(chosen, key=files.order)]
+        )
 
     def prepare(self, grade_ids):
         """Start, all at once, the workers these cells will need, then decide the cells that need
