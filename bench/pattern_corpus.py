@@ -547,7 +547,7 @@ def multi_head(Q, K, V, h, mask=None):
         # triangle (diagonal kept) whatever mask is given; same sqrt(e) scaling through e ** (1/4)
         "p1.multi_head.constructor_causal_flag": (
             "multi_head",
-            "multi_head.ignores_given_mask+multi_head.full_d_scaling",
+            "multi_head.always_causal+multi_head.full_d_scaling",
             FORMER,
             """
 CAUSAL = True
@@ -577,7 +577,7 @@ def multi_head(Q, K, V, h, mask=None):
         # argument), and only `assert n_embd % n_head == 0`
         "p1.multi_head.always_tril_assert": (
             "multi_head",
-            "multi_head.ignores_given_mask+multi_head.no_value_error",
+            "multi_head.always_causal+multi_head.no_value_error",
             NANO,
             """
 def multi_head(Q, K, V, h, mask=None):
@@ -599,7 +599,7 @@ def multi_head(Q, K, V, h, mask=None):
         # the causal triu(diagonal=1) buffer is always applied with -inf, scores / head_dim ** 0.5
         "p1.multi_head.registered_triu_buffer": (
             "multi_head",
-            "multi_head.ignores_given_mask+multi_head.no_value_error",
+            "multi_head.always_causal+multi_head.no_value_error",
             RASBT,
             """
 def multi_head(Q, K, V, h, mask=None):
@@ -696,7 +696,7 @@ def pos_encoding(n, d):
         # columns and the cos assignment fails (here: IndexError)
         "p1.pe.div_term_pairs_even_only": (
             "pos_encoding",
-            "unknown",
+            "pos_encoding.odd_d",
             AT,
             """
 def pos_encoding(n, d):
@@ -732,7 +732,7 @@ def pos_encoding(n, d):
         # (doubled); no guard, so odd d raises IndexError
         "p1.pe.doubled_exponent_shared": (
             "pos_encoding",
-            "unknown",
+            "pos_encoding.odd_d",
             "Maplewarrior/MT_HW2 PositionalEncoder.py@17b1b693e7a2601b4b8457203dcea70045b9bbc4",
             """
 def pos_encoding(n, d):
@@ -1037,7 +1037,7 @@ def block(X, h, mask=None):
         # causal (its own tril buffer), whatever mask the caller passes
         "p1.block.prenorm_always_causal": (
             "block",
-            "block.ignores_given_mask",
+            "block.always_causal",
             NANO,
             """
 def block(X, h, mask=None):
@@ -1050,7 +1050,7 @@ def block(X, h, mask=None):
         # (pre-norm, residual on the raw input); its attention is the always-causal module
         "p1.block.shortcut_variable_causal": (
             "block",
-            "block.ignores_given_mask",
+            "block.always_causal",
             RASBT,
             """
 def block(X, h, mask=None):
@@ -1129,7 +1129,7 @@ def causal_mask(n, mask_diagonal=False):
         # always causal, the given mask never reaches it
         "p1.multi_head.mingpt_bias_buffer": (
             "multi_head",
-            "multi_head.ignores_given_mask+multi_head.no_value_error",
+            "multi_head.always_causal+multi_head.no_value_error",
             MINGPT,
             """
 def multi_head(Q, K, V, h, mask=None):

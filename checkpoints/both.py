@@ -31,6 +31,28 @@ class Both:
     hint = property(lambda self: f"{self.first.hint} {self.second.hint}")
 
 
+@dataclass(frozen=True)
+class Several:
+    """Three or more catalogued mistakes read as one diagnosis (a detector found each)."""
+
+    parts: tuple
+
+    names = property(lambda self: tuple(n for p in self.parts for n in p.names))
+    name = property(lambda self: "+".join(self.names))
+    checkpoint = property(lambda self: self.parts[0].checkpoint)
+    title = property(lambda self: say("several_at_once", count=len(self.parts), numbered="; ".join(
+        f"({i}) {p.title}" for i, p in enumerate(self.parts, 1))))  # fmt: skip
+    explanation = property(lambda self: " ".join(p.explanation for p in self.parts))
+    hint = property(lambda self: " ".join(f"({i}) {p.hint}" for i, p in enumerate(self.parts, 1)))
+
+
+def together(mistakes):
+    """One diagnosis for these mistakes: the mistake itself, a Both, or a Several."""
+    if len(mistakes) == 1:
+        return mistakes[0]
+    return Both(*mistakes) if len(mistakes) == 2 else Several(tuple(mistakes))
+
+
 def shows_on(correct, answers, ids, same):
     """The probes where one mistake's stored answers differ from the correct ones."""
     return {p for p in ids if p in answers and not same(correct[p], answers[p])}

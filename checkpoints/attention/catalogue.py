@@ -81,10 +81,12 @@ MISTAKES = [
     Mistake("multi_head.heads_averaged_tiled", "multi_head"),
     Mistake("multi_head.ignores_given_mask", "multi_head"),
     Mistake("multi_head.no_value_error", "multi_head"),
+    Mistake("multi_head.always_causal", "multi_head"),
     # ── pos_encoding ──
     Mistake("pos_encoding.out_of_range", "pos_encoding"),
     Mistake("pos_encoding.identical_rows", "pos_encoding"),
     Mistake("pos_encoding.transposed", "pos_encoding"),
+    Mistake("pos_encoding.odd_d", "pos_encoding"),
     # ── layer_norm ──
     Mistake("layer_norm.unbiased_variance", "layer_norm"),
     Mistake("layer_norm.eps_outside_sqrt", "layer_norm"),
@@ -104,6 +106,7 @@ MISTAKES = [
     Mistake("block.ignores_h", "block"),
     Mistake("block.mask_ignored", "block"),
     Mistake("block.ignores_given_mask", "block"),
+    Mistake("block.always_causal", "block"),
 ]
 
 BY_NAME = {m.name: m for m in MISTAKES}

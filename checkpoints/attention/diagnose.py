@@ -3,8 +3,9 @@
 import math
 import os
 
-from ..both import Both, both_at_once
+from ..both import Both, both_at_once, together
 from ..compare import canonical, close, load_table
+from . import detectors
 from .catalogue import BY_NAME
 from .probes import PROBES, call
 
@@ -74,10 +75,25 @@ def probe_signatures(checkpoint, module, probes=None):
 
 
 def diagnose(checkpoint, signatures, fingerprints=None):
-    """What fits these signatures, best first: the catalogued mistakes whose stored answers match
-    on every probe (a probe that serves one mistake adds it: Both); else two mistakes at once.
-    Each is tried on every probe first, then on every probe but the edge cases (a guard, a
-    constant written otherwise)."""
+    """What fits these signatures, best first: the stored answers that match (by_fingerprint),
+    less any name the mistakes' properties contradict, joined by the names the properties show
+    besides (detectors.py): several mistakes at once are named separately."""
+    found = by_fingerprint(checkpoint, signatures, fingerprints)
+    props = detectors.detect(checkpoint, signatures)
+    if props is None:
+        return found
+    kept = [m for m in found if not (set(m.names) & props.knows) - set(props.names)]
+    stored = kept[0].names if kept else ()
+    names = list(dict.fromkeys([*props.names, *(n for n in stored if n not in props.knows)]))
+    if kept and set(names) == set(stored):
+        return kept
+    return [together([BY_NAME[n] for n in names])] if names else []
+
+
+def by_fingerprint(checkpoint, signatures, fingerprints=None):
+    """The catalogued mistakes whose stored answers match on every probe (a probe that serves one
+    mistake adds it: Both); else two mistakes at once. Each is tried on every probe first, then
+    on every probe but the edge cases (a guard, a constant written otherwise)."""
     table = (fingerprints or load_fingerprints())[checkpoint]
     edges = {p.id for p in PROBES[checkpoint] if p.edge}
     everywhere, but_edges = list(signatures), [pid for pid in signatures if pid not in edges]

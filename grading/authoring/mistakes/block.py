@@ -129,3 +129,21 @@ def ignores_given_mask_spelling_1(X, h, mask=None):
     for xr, ar in zip(X, multi_head(normed, normed, normed, h, mask)):
         out.append([x + a for x, a in zip(xr, ar)])
     return out
+
+
+@mistake("block.always_causal", replaces="block")
+def always_causal(X, h, mask=None):
+    N = [layer_norm(row) for row in X]
+    A = multi_head(N, N, N, h, causal_mask(len(X)))  # a decoder block: always causal
+    return [[x + a for x, a in zip(xr, ar)] for xr, ar in zip(X, A)]
+
+
+@spelling("block.always_causal", replaces="block")
+def always_causal_spelling_1(X, h, mask=None):
+    n = len(X)
+    causal = [[j <= i for j in range(n)] for i in range(n)]
+    normed = [layer_norm(row) for row in X]
+    out = []
+    for xr, ar in zip(X, multi_head(normed, normed, normed, h, causal)):
+        out.append([x + a for x, a in zip(xr, ar)])
+    return out

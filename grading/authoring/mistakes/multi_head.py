@@ -254,3 +254,32 @@ def no_value_error_spelling_1(Q, K, V, h, mask=None):
         for i, row in enumerate(head):
             out[i] += row
     return out
+
+
+@mistake("multi_head.always_causal", replaces="multi_head")
+def always_causal(Q, K, V, h, mask=None):
+    d = len(Q[0])
+    if d % h:
+        raise ValueError("d must be divisible by h")
+    mask = [[i >= j for j in range(len(K))] for i in range(len(Q))]  # a decoder: always causal
+    w = d // h
+    heads = [attention([r[k:k + w] for r in Q], [r[k:k + w] for r in K],
+                       [r[k:k + w] for r in V], mask)[0]
+             for k in range(0, d, w)]
+    return [[x for head in heads for x in head[i]] for i in range(len(Q))]
+
+
+@spelling("multi_head.always_causal", replaces="multi_head")
+def always_causal_spelling_1(Q, K, V, h, mask=None):
+    d = len(Q[0])
+    if d % h != 0:
+        raise ValueError(f"d = {d} is not divisible by h = {h}")
+    causal = causal_mask(len(Q))
+    w = d // h
+    out = [[] for _ in Q]
+    for k in range(h):
+        head = attention([r[k * w:(k + 1) * w] for r in Q], [r[k * w:(k + 1) * w] for r in K],
+                         [r[k * w:(k + 1) * w] for r in V], causal)[0]
+        for i, row in enumerate(head):
+            out[i] = out[i] + row
+    return out

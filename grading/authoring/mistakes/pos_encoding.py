@@ -54,3 +54,26 @@ def transposed_spelling_1(n, d):
             angle = p / 10000 ** (2 * (c // 2) / d)
             pe[c][p] = math.sin(angle) if c % 2 == 0 else math.cos(angle)
     return pe
+
+
+@mistake("pos_encoding.odd_d", replaces="pos_encoding")
+def odd_d(n, d):
+    pe = [[0.0] * d for _ in range(n)]
+    for p in range(n):
+        for i in range(0, d, 2):  # a sine and a cosine per pair of columns: d must be even
+            angle = p / 10000 ** (i / d)
+            pe[p][i] = math.sin(angle)
+            pe[p][i + 1] = math.cos(angle)
+    return pe
+
+
+@spelling("pos_encoding.odd_d", replaces="pos_encoding")
+def odd_d_spelling_1(n, d):
+    rates = [1 / 10000 ** (2 * i / d) for i in range(d // 2)]
+    rows = []
+    for p in range(n):
+        row = []
+        for r in rates:
+            row += [math.sin(p * r), math.cos(p * r)]
+        rows.append(row)
+    return rows

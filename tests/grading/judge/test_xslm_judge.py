@@ -6,7 +6,7 @@ import os
 import pytest
 
 import xslm
-from checkpoints.xslm import artifacts, checks, probes
+from checkpoints.xslm import artifacts, checks, files, probes
 from checkpoints.xslm.checks import CLAIMS, Probe
 from grading.authoring.mistakes import part_two
 from grading.judge import xslm as xslm_judge
@@ -90,8 +90,11 @@ def test_a_probe_asked_again_unchanged_is_answered_once_and_a_new_id_always_asks
     assert len(worker.asked) == 4
 
 
-ENGINE_CELLS = [
-    g for g, (kind, name) in xslm_judge.CELLS.items() if "Value" in xslm_judge.OWN.get(name, [])
+ENGINE_CELLS = [  # the cells of engine.py's checkpoints: notebook 1's and notebook 2's
+    g
+    for g, (kind, name) in xslm_judge.CELLS.items()
+    if kind != "artifact"
+    and all(files.file_of(c) == files.ENGINE_FILE for c in xslm_judge.CHECKPOINTS.get(name, [name]))
 ]
 
 
@@ -150,7 +153,8 @@ def started_processes(judgement):
 
 def test_prepare_starts_the_workers_gradable_cells_need_and_close_ends_even_unused_ones(tmp_path):
     """prepare() starts one worker per group of sections before any verdict; a group whose
-    file was never saved gets none. close() ends them all, used or not."""
+    file was never saved gets none (without gpt.py: the engine's two, Value and the layers).
+    close() ends them all, used or not."""
     folder = handed_in(tmp_path)
     judgement = xslm_judge.Judgement(folder)
     judgement.prepare(list(xslm_judge.CELLS))
@@ -169,13 +173,13 @@ def test_prepare_starts_the_workers_gradable_cells_need_and_close_ends_even_unus
     os.remove(os.path.join(folder, "gpt.py"))
     judgement = xslm_judge.Judgement(folder)
     judgement.prepare(list(xslm_judge.CELLS))
-    assert set(judgement.workers) == {tuple(xslm_judge.OWN["Value"])}
+    assert set(judgement.workers) == {tuple(xslm_judge.OWN[g]) for g in ("Value", "layers")}
     processes = started_processes(judgement)
     judgement.close()
     assert all(p.poll() is not None for p in processes)
 
 
-ENGINE_CELLS = {"xslm01-value-checks", "xslm01-value-hidden"}
+VALUE_CELLS = {"xslm01-value-checks", "xslm01-value-hidden"}
 ENGINE_MISTAKES = [m.name for m in checks.MISTAKES if m.checkpoint == "Value"]
 
 
@@ -186,7 +190,7 @@ def test_an_engine_mistake_costs_only_the_engines_cells(tmp_path, name):
     every point, and the engine's cells fail, the mistake named."""
     verdicts, _ = xslm_judge.judge_folder(handed_in(tmp_path, name))
     failed = {g for g, v in verdicts.items() if not v.passed}
-    assert failed and failed <= ENGINE_CELLS, {g: verdicts[g].text[:300] for g in failed}
+    assert failed and failed <= VALUE_CELLS, {g: verdicts[g].text[:300] for g in failed}
     assert any(name in v.record.get("diagnosis", []) for v in verdicts.values() if not v.passed)
 
 
@@ -224,6 +228,6 @@ def test_a_value_section_that_does_not_parse_costs_only_the_engines_cells(tmp_pa
     """A typo in the Value section fails notebook 1's cells; the layers, judged on the
     reference's Value, keep their points."""
     folder = with_engine_edit(tmp_path, (VALUE_END, "def (:\n" + VALUE_END))
-    verdicts, _ = xslm_judge.judge_folder(folder, sorted(ENGINE_CELLS | LAYER_CELLS))
+    verdicts, _ = xslm_judge.judge_folder(folder, sorted(VALUE_CELLS | LAYER_CELLS))
     failed = {g for g, v in verdicts.items() if not v.passed}
-    assert failed == ENGINE_CELLS, {g: verdicts[g].text[:300] for g in failed}
+    assert failed == VALUE_CELLS, {g: verdicts[g].text[:300] for g in failed}
