@@ -1440,7 +1440,7 @@ def topological_order(root):
     # __rtruediv__, so 2 - v and 1 / v raise TypeError; recursive topo, no zeroing
     "p2.engine.no_reflected_sub_div": (
         "engine",
-        "engine.recursive_backward+engine.no_zeroing+engine.missing_rsub_rtruediv",
+        "engine.recursive_backward+engine.no_zeroing+engine.reflected_sub+engine.reflected_div",
         "ent0n29/tonygrad tonygrad/engine.py@b82cf829d5a63bc77c1b1d868a6f655261ab0a0d",
         """
 class Value:
@@ -1515,7 +1515,7 @@ def topological_order(root):
     # __rtruediv__; recursive, unzeroed
     "p2.engine.exp_ignores_upstream": (
         "engine",
-        "engine.recursive_backward+engine.no_zeroing+engine.wrong_slope.exp+engine.missing_rsub_rtruediv",
+        "engine.recursive_backward+engine.no_zeroing+engine.wrong_slope+engine.reflected_sub+engine.reflected_div",
         "manuelmaior29/ds-playground micrograd/compute.py@2b4d7b334e8469c7a70b54a85b33e0fec6ffced7",
         """
 class Value:
@@ -1589,7 +1589,7 @@ def topological_order(root):
     # __truediv__ / __rtruediv__ at all and no exp/log; recursive, unzeroed
     "p2.engine.relu_is_tanh_no_division": (
         "engine",
-        "engine.recursive_backward+engine.no_zeroing+engine.relu_is_tanh+engine.no_division",
+        "engine.recursive_backward+engine.no_zeroing+engine.wrong_value+engine.reflected_div",
         "mxmasterton/autograd autograd/engine.py@3e9117ee08918672ba5655fc4c7c30e701be7d75",
         """
 class Value:
@@ -1816,7 +1816,7 @@ def topological_order(root):
     # is no __sub__/__truediv__/__radd__; v + 1, v - m, v / n all raise; recursive, unzeroed
     "p2.engine.no_number_lifting": (
         "engine",
-        "engine.recursive_backward+engine.no_zeroing+engine.no_number_lifting",
+        "engine.recursive_backward+engine.no_zeroing+engine.wrong_value+engine.reflected_sub+engine.reflected_div",
         "inspiro-sk/micrograd backprop.py@b0b8e4d1df32172fae1249fc1860154bc4c22091",
         """
 class Value:
@@ -1994,7 +1994,7 @@ def linear(x, W):
         # subtraction (the course's norm is layer-norm style)
         "p2.layers.rmsnorm_as_norm": (
             "layers",
-            "layers.rms_norm",
+            "engine.norm_rms",
             MYMICRO_AR,
             """
 def norm(x, eps=1e-5):
@@ -2006,7 +2006,7 @@ def norm(x, eps=1e-5):
         # annotated-transformer LayerNorm on Values: unbiased std, (x - mean) / (std + eps), eps 1e-6
         "p2.layers.norm_std_plus_eps": (
             "layers",
-            "layers.norm_unbiased_std_plus_eps",
+            "engine.norm_unbiased",
             AT,
             """
 def norm(x, eps=1e-6):
@@ -2217,7 +2217,7 @@ def generate(model, prompt, steps, temperature=1.0, seed=0):
         # LLMs-from-scratch generate_text_simple: softmax then argmax -- greedy; temperature unused
         "p2.gpt.greedy_argmax": (
             "gpt",
-            "gpt.greedy_ignores_temperature",
+            "gpt.greedy_sampling",
             RASBT,
             """
 REPLACES = ("generate",)

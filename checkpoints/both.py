@@ -1,4 +1,7 @@
-"""Two catalogued mistakes at once, named together.
+"""Several catalogued mistakes at once, named together, and what the fingerprints and the
+mistakes' properties (each part's detectors) say merged into one diagnosis.
+
+Two catalogued mistakes at once, named together.
 
 A learner's code can carry two mistakes. When each shows on probes the other leaves alone (a
 wrong mask from `causal_mask` and a wrong use of it in `attention`), the answers are readable
@@ -7,7 +10,7 @@ there, and every other probe answers correctly. Pairs that interact on the same 
 recognised only when their code is stored (part one's catalogue.PAIRS).
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import combinations
 
 from . import i18n
@@ -44,6 +47,31 @@ class Several:
         f"({i}) {p.title}" for i, p in enumerate(self.parts, 1))))  # fmt: skip
     explanation = property(lambda self: " ".join(p.explanation for p in self.parts))
     hint = property(lambda self: " ".join(f"({i}) {p.hint}" for i, p in enumerate(self.parts, 1)))
+
+
+@dataclass(frozen=True)
+class Found:
+    """What a detector read from the answers: the names whose property shows, every name it can
+    speak for, and the mistakes it saw in a place of their own (a name's operation)."""
+
+    names: tuple
+    knows: frozenset
+    mistakes: dict = field(default_factory=dict)
+
+
+def merged(found, props, mistake):
+    """The diagnosis from the fingerprints' matches (found) and a detector's reading (props, or
+    None): a match with a name the properties contradict is dropped; the names the properties
+    show, with the best match's names they cannot speak for, are named together.
+    mistake(name) gives the Mistake of a name."""
+    if props is None:
+        return found
+    kept = [m for m in found if not (set(m.names) & props.knows) - set(props.names)]
+    stored = kept[0].names if kept else ()
+    names = list(dict.fromkeys([*props.names, *(n for n in stored if n not in props.knows)]))
+    if kept and set(names) == set(stored):
+        return kept
+    return [together([mistake(n) for n in names])] if names else []
 
 
 def together(mistakes):

@@ -3,7 +3,7 @@
 import math
 import os
 
-from ..both import Both, both_at_once, together
+from ..both import Both, both_at_once, merged
 from ..compare import canonical, close, load_table
 from . import detectors
 from .catalogue import BY_NAME
@@ -79,15 +79,7 @@ def diagnose(checkpoint, signatures, fingerprints=None):
     less any name the mistakes' properties contradict, joined by the names the properties show
     besides (detectors.py): several mistakes at once are named separately."""
     found = by_fingerprint(checkpoint, signatures, fingerprints)
-    props = detectors.detect(checkpoint, signatures)
-    if props is None:
-        return found
-    kept = [m for m in found if not (set(m.names) & props.knows) - set(props.names)]
-    stored = kept[0].names if kept else ()
-    names = list(dict.fromkeys([*props.names, *(n for n in stored if n not in props.knows)]))
-    if kept and set(names) == set(stored):
-        return kept
-    return [together([BY_NAME[n] for n in names])] if names else []
+    return merged(found, detectors.detect(checkpoint, signatures), BY_NAME.__getitem__)
 
 
 def by_fingerprint(checkpoint, signatures, fingerprints=None):

@@ -10,13 +10,14 @@ by the instructor's `make fingerprints`; no solution code ships.
 
 import math
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .. import i18n
-from ..both import both_at_once
+from ..both import both_at_once, merged
 from ..compare import brief, canonical, first_difference, load_table
 from ..hints import Hint
 from ..report import Check, Report
+from . import detectors
 from .probes import PROBES, as_lists, seeded_state, stated_shapes
 
 ANSWERS_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "answers.json")
@@ -42,13 +43,17 @@ class Mistake:
 
     name: str
     checkpoint: str
+    operation: str = ""
+    """Where a detector saw it, as the learner writes it ("a ** 3"); empty for the catalogue's."""
 
     def words(self, key):
         """One of the mistake's texts in the current edition: title, explanation or fix."""
         return i18n.lookup("xslm_mistakes", self.name)[key]
 
     names = property(lambda self: (self.name,))  # a Both (two at once) stands for two
-    title = property(lambda self: self.words("title"))
+    title = property(
+        lambda self: self.words("title") + (f": {self.operation}" if self.operation else "")
+    )
     explanation = property(lambda self: self.words("explanation"))
     hint = property(lambda self: self.words("fix"))
 
@@ -57,12 +62,20 @@ MISTAKES = [
     Mistake("engine.recursive_backward", "Value"),
     Mistake("engine.overwrite_gradients", "Value"),
     Mistake("engine.no_zeroing", "Value"),
+    Mistake("engine.reflected_sub", "Value"),
+    Mistake("engine.reflected_div", "Value"),
+    Mistake("engine.wrong_slope", "Value"),
+    Mistake("engine.wrong_value", "Value"),
     Mistake("engine.softmax_no_shift", "softmax"),
+    Mistake("engine.linear_transposed", "linear"),
+    Mistake("engine.norm_rms", "norm"),
+    Mistake("engine.norm_unbiased", "norm"),
     Mistake("gpt.future_visible", "GPT"),
     Mistake("gpt.no_sqrt_width", "GPT"),
     Mistake("gpt.loss_no_minus", "loss"),
     Mistake("gpt.loss_no_log", "loss"),
     Mistake("gpt.stale_gradients", "train_step"),
+    Mistake("gpt.greedy_sampling", "generate"),
 ]
 BY_NAME = {m.name: m for m in MISTAKES}
 
@@ -217,6 +230,15 @@ def matches(got, want):
 
 
 def diagnose(checkpoint, answers, known):
+    """What fits these answers, best first: the stored answers that match (by_fingerprint), less
+    any name the engine's properties contradict, joined by the names they show besides
+    (detectors.py), each named separately."""
+    found = by_fingerprint(checkpoint, answers, known)
+    props = detectors.detect(checkpoint, answers, known)
+    return merged(found, props, lambda name: props.mistakes.get(name) or BY_NAME[name])
+
+
+def by_fingerprint(checkpoint, answers, known):
     """The catalogued mistakes whose stored answers match these answers on every probe; else two
     at once that show on different probes (checkpoints/both.py)."""
     stored = known[checkpoint]["mistakes"]
@@ -384,31 +406,49 @@ def value_checks(c):
     ]
 
 
+def values_first(values, gradients):
+    """The gradients' check, its hint sending the learner to the values when those fail too (a
+    gradient from wrong values cannot be right, whatever left the graph)."""
+    if values.passed or gradients.passed:
+        return gradients
+    return replace(gradients, hint=HINTS["values_first"])
+
+
 def softmax_checks(c):
     """softmax on Values: known outputs, scores in the thousands, gradients."""
+    values = c.same("layer_values", "softmax.small", 0, layer="softmax")
     return [
-        c.same("layer_values", "softmax.small", 0, layer="softmax"),
+        values,
         c.same("softmax_large", "softmax.large", 0),
-        c.all_same("layer_grads", ["softmax.small", "softmax.large"], 1, layer="softmax"),
+        values_first(
+            values,
+            c.all_same("layer_grads", ["softmax.small", "softmax.large"], 1, layer="softmax"),
+        ),
     ]
 
 
 def linear_checks(c):
     """linear(x, W): one output per row, known outputs and gradients."""
     got = c.got("linear.small", 0)
+    values = c.all_same("layer_values", ["linear.small", "linear.square"], 0, layer="linear")
     return [
         claim("linear_rows", isinstance(got, list) and len(got) == 3, shown(got), "3"),
-        c.all_same("layer_values", ["linear.small", "linear.square"], 0, layer="linear"),
-        c.all_same("layer_grads", ["linear.small", "linear.square"], 1, layer="linear"),
+        values,
+        values_first(
+            values, c.all_same("layer_grads", ["linear.small", "linear.square"], 1, layer="linear")
+        ),
     ]
 
 
 def norm_checks(c):
     """norm(x): known outputs, a constant vector, gradients."""
+    values = c.same("layer_values", "norm.small", 0, layer="norm")
     return [
-        c.same("layer_values", "norm.small", 0, layer="norm"),
+        values,
         c.same("norm_constant", "norm.constant", 0),
-        c.all_same("layer_grads", ["norm.small", "norm.constant"], 1, layer="norm"),
+        values_first(
+            values, c.all_same("layer_grads", ["norm.small", "norm.constant"], 1, layer="norm")
+        ),
     ]
 
 
@@ -416,24 +456,26 @@ def gpt_checks(c):
     """The GPT: shapes, seeded start, known logits, causality, state/load, gradients."""
     gap = c.got("GPT.causal")
     causal = isinstance(gap, float) and gap <= CAUSAL_TOLERANCE
+    logits = c.same("gpt_logits", "GPT.logits")
     return [
         c.same("gpt_shapes", "GPT.shapes"),
         c.same("gpt_initial", "GPT.initial"),
-        c.same("gpt_logits", "GPT.logits"),
+        logits,
         claim("gpt_causal", causal, shown(gap), "0.0"),
         c.same("gpt_state", "GPT.state"),
         c.all_same("gpt_refuses", ["GPT.refuses_shape", "GPT.refuses_length"]),
-        c.same("gpt_gradients", "GPT.gradients", 1),
+        values_first(logits, c.same("gpt_gradients", "GPT.gradients", 1)),
     ]
 
 
 def loss_checks(c):
     """The loss: ln V at zero weights, the known value and gradients."""
     uniform = c.got("loss.uniform", 0)
+    value = c.same("loss_value", "loss.value", 0)
     return [
         compared("loss_uniform", uniform, math.log(TINY[0]), vocab=TINY[0]),
-        c.same("loss_value", "loss.value", 0),
-        c.same("loss_gradients", "loss.value", 1),
+        value,
+        values_first(value, c.same("loss_gradients", "loss.value", 1)),
     ]
 
 

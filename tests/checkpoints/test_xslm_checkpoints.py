@@ -42,14 +42,16 @@ def test_reference_passes_every_checkpoint(name):
     assert report.passed, repr(report)
 
 
-def test_every_mistake_of_the_issue_is_catalogued():
-    """The eight mistakes issue 12 names, and train_step's stale gradients (a second reader
-    found the course's own train_step had it), are in the catalogue, each as code in
-    grading/authoring/mistakes/ (engine.py, gpt.py)."""
+def test_every_mistake_of_the_issues_is_catalogued():
+    """The eight mistakes issue 12 names, train_step's stale gradients (a second reader found the
+    course's own train_step had it), and the eight issue 47 adds (reflected operators the wrong
+    way round, a wrong slope, a wrong value, linear by W's columns, norm as RMS or over n - 1,
+    generate always greedy) are in the catalogue, each as code in grading/authoring/mistakes/
+    (engine.py, gpt.py)."""
     from grading.authoring.mistakes.part_two import MISTAKES as AS_CODE
 
     assert {m.name for m in MISTAKES} == set(AS_CODE)
-    assert len(MISTAKES) == 9
+    assert len(MISTAKES) == 17
 
 
 @pytest.mark.parametrize("name", sorted(BY_NAME))

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from grading.authoring.mistakes.register import change
 
 if TYPE_CHECKING:  # the reference's own names, which the learner's file holds beside the mistake
-    from engine import topological_order
+    from engine import Value, lift, topological_order
 
 
 # A learner's code, exactly as written: the formatter keeps out of it.
@@ -67,3 +67,47 @@ def softmax_no_shift(values):
     exps = [v.exp() for v in values]
     total = sum(exps[1:], exps[0])
     return [e / total for e in exps]
+
+
+@change("engine.reflected_sub", "engine.py", replaces="Value.__rsub__")
+def reflected_sub(self, other):
+    return self - lift(other)
+
+
+@change("engine.reflected_div", "engine.py", replaces="Value.__rtruediv__")
+def reflected_div(self, other):
+    return self * lift(other) ** -1.0
+
+
+@change("engine.wrong_slope", "engine.py", replaces="Value.__pow__")
+def wrong_slope(self, k):
+    """a^k for a plain number k: ∂/∂a = k a^(k-1)"""
+    return Value(self.data**k, (self,), (k * self.data ** k,))
+
+
+@change("engine.wrong_value", "engine.py", replaces="Value.relu")
+def wrong_value(self):
+    """max(0, a): ∂/∂a = 1 if a > 0 else 0"""
+    return Value(abs(self.data), (self,), (1.0 if self.data > 0 else 0.0,))
+
+
+@change("engine.linear_transposed", "engine.py", replaces="linear")
+def linear_transposed(x, W):
+    """linear(x, W)_r = Σ_c W[r][c] · x[c]   (W: out × in)"""
+    return [sum((x[r] * W[r][c] for r in range(len(x))), Value(0.0)) for c in range(len(W[0]))]
+
+
+@change("engine.norm_rms", "engine.py", replaces="norm")
+def norm_rms(x, eps=1e-5):
+    """norm(x)_i = (x_i - mean) / √(var + eps)"""
+    square = sum((v * v for v in x), Value(0.0)) / len(x)
+    return [v * (square + eps) ** -0.5 for v in x]
+
+
+@change("engine.norm_unbiased", "engine.py", replaces="norm")
+def norm_unbiased(x, eps=1e-5):
+    """norm(x)_i = (x_i - mean) / √(var + eps)"""
+    mean = sum(x, Value(0.0)) / len(x)
+    var = sum(((v - mean) ** 2 for v in x), Value(0.0)) / (len(x) - 1)
+    scale = (var + eps) ** -0.5
+    return [(v - mean) * scale for v in x]

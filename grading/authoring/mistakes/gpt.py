@@ -71,3 +71,13 @@ def stale_gradients(model, inputs, targets, rate):
     for p in model.parameters:
         p.data -= rate * p.grad
     return value.data
+
+
+@change("gpt.greedy_sampling", "gpt.py", replaces="generate")
+def greedy_sampling(model, prompt, steps, temperature=1.0, seed=0):
+    """ids + `steps` draws ~ softmax(forward(ids[-context:])[-1] / temperature)"""
+    ids = list(prompt)
+    for _ in range(steps):
+        row = model.forward(ids[-model.context :])[-1]
+        ids.append(max(range(model.vocab), key=lambda i: row[i].data))
+    return ids

@@ -71,7 +71,47 @@ SYMPTOMS = {
     "gpt.loss_no_minus": lambda e, g: window_loss(g) < 0,
     "gpt.loss_no_log": lambda e, g: -1.0 < window_loss(g) < 0.0,
     "gpt.stale_gradients": lambda e, g: token_row_moved_unused(g),
+    "engine.reflected_sub": lambda e, g: not math.isclose((3.0 - e.Value(0.25)).data, 2.75),
+    "engine.reflected_div": lambda e, g: not math.isclose((3.0 / e.Value(0.25)).data, 12.0),
+    "engine.wrong_slope": lambda e, g: not math.isclose(slope(e, lambda v: v**3, 1.5), 6.75),
+    "engine.wrong_value": lambda e, g: not math.isclose(e.Value(-0.3).relu().data, 0.0),
+    "engine.linear_transposed": lambda e, g: (
+        not (
+            len(linear_sums(e)) == 3
+            and all(math.isclose(a, b) for a, b in zip(linear_sums(e), [3.0, 7.0, 11.0]))
+        )
+    ),
+    "engine.norm_rms": lambda e, g: not math.isclose(sum(normed(e)), 0.0, abs_tol=1e-9),
+    "engine.norm_unbiased": lambda e, g: (
+        not math.isclose(sum(y * y for y in normed(e)) / 4, 3.5 / (3.5 + 1e-5))
+    ),
+    "gpt.greedy_sampling": lambda e, g: len(drawn(g)) == 1,
 }
+
+
+def slope(engine, f, x):
+    """d f(v) / dv at v = x, from backward()."""
+    v = engine.Value(x)
+    f(v).backward()
+    return v.grad
+
+
+def linear_sums(engine):
+    """linear(x, W) with W = [[1, 2], [3, 4], [5, 6]] (out × in) and x = (1, 1): one output per
+    row of W, each the sum of that row: 3, 7, 11."""
+    W = [[engine.Value(w) for w in row] for row in [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]]
+    return [o.data for o in engine.linear([engine.Value(1.0), engine.Value(1.0)], W)]
+
+
+def normed(engine):
+    """norm of (1, 2, 3, 6), as plain numbers."""
+    return [v.data for v in engine.norm([engine.Value(x) for x in (1.0, 2.0, 3.0, 6.0)])]
+
+
+def drawn(gpt):
+    """The distinct ids a fresh model draws after the same prompt under eight seeds."""
+    model = gpt.GPT(10, 8, 12, seed=2)
+    return {tuple(gpt.generate(model, [1, 2], 3, 1.0, seed)) for seed in range(8)}
 
 
 def _raises(kind, action):

@@ -180,18 +180,28 @@ def test_prepare_starts_the_workers_gradable_cells_need_and_close_ends_even_unus
 
 
 VALUE_CELLS = {"xslm01-value-checks", "xslm01-value-hidden"}
-ENGINE_MISTAKES = [m.name for m in checks.MISTAKES if m.checkpoint == "Value"]
 
 
-@pytest.mark.parametrize("name", ENGINE_MISTAKES)
-def test_an_engine_mistake_costs_only_the_engines_cells(tmp_path, name):
-    """Isolation: with a catalogued engine bug and the reference's layers, GPT and training, the
-    layer cells (judged on the reference's Value), the GPT, learning and generating cells keep
-    every point, and the engine's cells fail, the mistake named."""
+def cells_of(checkpoint):
+    """The graded cells that judge a checkpoint: its own, and the hidden cell of its group."""
+    return {
+        g
+        for g, (kind, name) in xslm_judge.CELLS.items()
+        if kind != "artifact" and checkpoint in xslm_judge.CHECKPOINTS.get(name, [name])
+    }
+
+
+@pytest.mark.parametrize("name", [m.name for m in checks.MISTAKES])
+def test_a_catalogued_mistake_costs_only_its_own_checkpoints_cells(tmp_path, name):
+    """Isolation, for every catalogued mistake of part two: with the reference's code everywhere
+    else, only the cells of the mistake's checkpoint fail, and the mistake is named there. An
+    engine bug keeps every layer, GPT and training point (the layers are judged on the
+    reference's Value)."""
+    checkpoint = checks.BY_NAME[name].checkpoint
     verdicts, _ = xslm_judge.judge_folder(handed_in(tmp_path, name))
     failed = {g for g, v in verdicts.items() if not v.passed}
-    assert failed and failed <= VALUE_CELLS, {g: verdicts[g].text[:300] for g in failed}
-    assert any(name in v.record.get("diagnosis", []) for v in verdicts.values() if not v.passed)
+    assert failed and failed <= cells_of(checkpoint), {g: verdicts[g].text[:300] for g in failed}
+    assert any(name in verdicts[g].record.get("diagnosis", []) for g in failed)
 
 
 LAYER_CELLS = {g for g in xslm_judge.CELLS if g.startswith("xslm02")}
