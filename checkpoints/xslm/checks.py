@@ -234,7 +234,8 @@ def diagnose(checkpoint, answers, known):
     any name the engine's properties contradict, joined by the names they show besides
     (detectors.py), each named separately."""
     found = by_fingerprint(checkpoint, answers, known)
-    props = detectors.detect(checkpoint, answers, known)
+    course = detectors.Course(VISIBLE, written, Mistake)
+    props = detectors.detect(checkpoint, answers, known, course)
     return merged(found, props, lambda name: props.mistakes.get(name) or BY_NAME[name])
 
 

@@ -7,7 +7,16 @@ import pytest
 
 from checkpoints import i18n
 from checkpoints.xslm import detectors
-from checkpoints.xslm.checks import BY_NAME, MISTAKES, Checkpoint, Local, checkpoint_report
+from checkpoints.xslm.checks import (
+    BY_NAME,
+    MISTAKES,
+    VISIBLE,
+    Checkpoint,
+    Local,
+    Mistake,
+    checkpoint_report,
+    written,
+)
 from grading.authoring.mistakes import replace_function
 from grading.authoring.mistakes.part_two import buggy, buggy_texts, modules, source
 from xslm import engine as reference_engine
@@ -19,7 +28,9 @@ pytestmark = pytest.mark.xslm
 def found_for(checkpoint, engine, gpt):
     """What the checkpoint's detector reads from these modules' answers (a Found, or None)."""
     c = Checkpoint(checkpoint, Local(engine, gpt))
-    return detectors.detect(checkpoint, c.answers, c.known)
+    return detectors.detect(
+        checkpoint, c.answers, c.known, detectors.Course(VISIBLE, written, Mistake)
+    )
 
 
 @pytest.mark.parametrize("name", [m.name for m in MISTAKES])
