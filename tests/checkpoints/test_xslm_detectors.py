@@ -114,3 +114,15 @@ def test_the_left_the_graph_hint_comes_only_when_the_values_are_right():
     report = checkpoint_report("softmax", Local(engine, gpt))
     assert hint_of(report, "layer_values") is None  # the values hold
     assert hint_of(report, "layer_grads") == left_graph
+
+
+def test_a_gpt_without_the_norm_before_its_mlp_is_sent_to_its_logits():
+    """The GPT a learner wrote with no norm before the MLP: its logits are wrong, so the
+    gradients' hint is the one about the values (not 'the logits are right but ...')."""
+    normed, plain = 'linear(norm(x), w["expand"])', 'linear(x, w["expand"])'
+    text = source("gpt.py")
+    assert text.count(normed) == 1
+    texts = {"engine.py": source("engine.py"), "gpt.py": text.replace(normed, plain)}
+    report = checkpoint_report("GPT", Local(*modules(texts, "no_mlp_norm")))
+    assert hint_of(report, "gpt_logits") is not None  # the logits fail
+    assert hint_of(report, "gpt_gradients") == i18n.lookup("xslm_hints", "values_first")[0]
