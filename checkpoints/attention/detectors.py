@@ -143,16 +143,69 @@ def inverted_rows(weights, mask):
     )
 
 
+MASK_KNOWS = frozenset(
+    {"mask.inverted", "mask.transposed", "mask.strict", "mask.complement", "mask.additive",
+     "mask.all_visible"}
+)  # fmt: skip
+# Which keys a causal_mask(n) shows, by name: the contract's, and each mistake's half.
+SHOWN = {
+    None: lambda i, j: i >= j,
+    "mask.transposed": lambda i, j: i <= j,
+    "mask.strict": lambda i, j: i > j,
+    "mask.complement": lambda i, j: i < j,
+    "mask.all_visible": lambda i, j: True,
+}
+
+
+def shown_keys(mask):
+    """(additive, shown): whether a mask is scores to add (0 shown, -inf hidden) rather than
+    True/False (or 1/0), and which entries it shows; None when it is neither."""
+    flat = [v for row in mask for v in row] if matrix_of_any(mask) else []
+    if flat and all(isinstance(v, bool) for v in flat):
+        return False, [[bool(v) for v in row] for row in mask]
+    if flat and all(v in (0.0, 1.0) for v in flat):
+        return False, [[v == 1.0 for v in row] for row in mask]
+    if flat and all(v == 0.0 or v == -math.inf for v in flat) and -math.inf in flat:
+        return True, [[v == 0.0 for v in row] for row in mask]
+    return None
+
+
+def matrix_of_any(value):
+    """A non-empty list of equal-length, non-empty rows."""
+    return (isinstance(value, list) and value and all(isinstance(r, list) and r for r in value)
+            and len({len(r) for r in value}) == 1)  # fmt: skip
+
+
+def mask_shape_names(signatures):
+    """The names causal_mask(5)'s answer shows: its form (scores to add) and its half."""
+    read = shown_keys(signatures.get("causal_mask.n5"))
+    if read is None:
+        return None
+    additive, shown = read
+    n = len(shown)
+    halves = [name for name, keep in SHOWN.items()
+              if all(shown[i][j] == keep(i, j) for i in range(n) for j in range(n))]  # fmt: skip
+    if len(halves) != 1:
+        return None
+    return ["mask.additive"] * additive + [h for h in halves if h]
+
+
 def mask_properties(signatures):
-    """Found for causal_mask: the keys hidden are the ones the mask shows (mask.inverted)."""
+    """Found for causal_mask: what causal_mask(5) shows and in which form, and whether attention
+    hides exactly the keys the mask shows (mask.inverted); None when neither reads."""
+    shapes = mask_shape_names(signatures)
     seen = []
     for pid in ("causal_mask.attend", "causal_mask.patchy"):
         got = signatures.get(pid)
         weights = matrix(got[1]) if isinstance(got, list) and len(got) == 2 else None
-        if weights is None:
-            return None
-        seen.append(inverted_rows(weights, probe_args("causal_mask", pid)[1]["mask"]))
-    return Found(("mask.inverted",) if all(seen) else (), frozenset({"mask.inverted"}))
+        if weights is not None:
+            seen.append(inverted_rows(weights, probe_args("causal_mask", pid)[1]["mask"]))
+    inverted = len(seen) == 2 and all(seen)
+    if shapes is None and len(seen) < 2:
+        return None
+    knows = (MASK_KNOWS - {"mask.inverted"} if shapes is not None else frozenset()) | (
+        {"mask.inverted"} if len(seen) == 2 else set())  # fmt: skip
+    return Found(tuple((shapes or []) + ["mask.inverted"] * inverted), frozenset(knows))
 
 
 def sees_only_itself(out, V):

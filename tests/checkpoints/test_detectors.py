@@ -105,6 +105,30 @@ def attention(Q, K, V, mask=None):
 """,
         {"mask.inverted"},
     ),
+    "scores to add, hiding the past instead of the future, with -1e9": (
+        "causal_mask",
+        """
+def causal_mask(n):
+    return [[-1e9 if j < i else 0.0 for j in range(n)] for i in range(n)]
+""",
+        {"mask.additive", "mask.transposed"},
+    ),
+    "scores to add that hide the diagonal too, with -inf": (
+        "causal_mask",
+        """
+def causal_mask(n):
+    return [[0.0 if j < i else -math.inf for j in range(n)] for i in range(n)]
+""",
+        {"mask.additive", "mask.strict"},
+    ),
+    "TensorFlow's look-ahead mask: 1.0 on the future": (
+        "causal_mask",
+        """
+def causal_mask(n):
+    return [[1.0 if j > i else 0.0 for j in range(n)] for i in range(n)]
+""",
+        {"mask.complement"},
+    ),
     "always causal, scaled by the full width": (
         "multi_head",
         """
