@@ -380,10 +380,11 @@ def write_submission(student, replace=None, steps=None, edition="en", released=N
     return dest
 
 
-def write_xslm_submission(student, mistake=None):
-    """A simulated learner of part two: its student edition solved as the masters solve it,
-    engine.py and gpt.py saved from those cells (with one catalogued mistake of part two's,
-    if named), and the reference's three artifacts."""
+def write_xslm_submission(student, mistake=None, released=None):
+    """A simulated learner of part two: its student edition (from the course's release/, or the
+    folder `released` names) solved as the masters solve it, engine.py and gpt.py saved from
+    those cells (with one catalogued mistake of part two's, if named), and the reference's three
+    artifacts."""
     import re
 
     from checkpoints.xslm import files
@@ -391,7 +392,7 @@ def write_xslm_submission(student, mistake=None):
 
     dest = os.path.join(SUBMITTED, student, "xslm")
     shutil.rmtree(os.path.dirname(dest), ignore_errors=True)
-    shutil.copytree(course.release_folder(assignment="xslm"), dest)
+    shutil.copytree(released or course.release_folder(assignment="xslm"), dest)
     solutions = course.solution_cells(PARTS[XSLM].masters)
     for name in course.notebooks(dest):
         book = course.fill(nbformat.read(os.path.join(dest, name), 4), solutions)

@@ -35,6 +35,7 @@ pytestmark = [
 
 STUDENT = "hub-formgrader"
 MISTAKE = "attention.no_scaling"  # costs step 2's points: the judge's score is not the maximum
+PART_TWO = ("hub-formgrader-xslm", "engine.overwrite_gradients")  # costs notebook 1's cells only
 SECOND = "instructor2"  # ATTENTION_HUB_INSTRUCTORS adds them; they share the one formgrader
 REMARK = "Seen on the hub"  # an instructor's comment, through manual grading
 
@@ -48,22 +49,27 @@ def class_with_a_submission():
     hub_session.quiet_accounts(*hub.everyone(), "instructor1", SECOND)
     assert control.hub_pid() is None, "this checkout's hub runs: make hub-stop first"
     course.release()  # also registers the part in the gradebook
-    course.nbgrader("db", "student", "remove", STUDENT, "--force")  # graded afresh
+    course.release(assignment="xslm")
+    for student in (STUDENT, PART_TWO[0]):
+        course.nbgrader("db", "student", "remove", student, "--force")  # graded afresh
     with dbm.open(control.PASSWORDS, "c") as kept:  # SECOND is a new account, as in a new class
         if SECOND.encode() in kept:
             del kept[SECOND.encode()]
     function, code = BUGGY[MISTAKE]
+    classroom.write_xslm_submission(*PART_TWO)
     yield classroom.write_submission(STUDENT, replace={function: code})
-    for top in (SUBMITTED, AUTOGRADED, FEEDBACK):
-        shutil.rmtree(os.path.join(top, STUDENT), ignore_errors=True)
-    course.nbgrader("db", "student", "remove", STUDENT, "--force")
+    for student in (STUDENT, PART_TWO[0]):
+        for top in (SUBMITTED, AUTOGRADED, FEEDBACK):
+            shutil.rmtree(os.path.join(top, student), ignore_errors=True)
+        course.nbgrader("db", "student", "remove", student, "--force")
 
 
 def test_the_instructors_grade_on_the_hub_as_the_course_user(class_with_a_submission):
     """make hub with a second instructor: both open the formgrader and see the two parts,
     learner1 gets 403, the service runs as the course user and nothing of the hub but the hub and
-    its proxy runs as root; Autograde records the judge's points, manual grading saves a
-    comment, Generate Feedback writes the pages with it; make hub-stop leaves none of it."""
+    its proxy runs as root; Autograde records the judge's points (a part-two engine mistake costs
+    only the engine's cells), manual grading saves a comment, Generate Feedback writes the pages
+    with it; make hub-stop leaves none of it."""
     port = free_port()
     base = f"http://127.0.0.1:{port}"
     # a named class: no demo account, every password a random one given by make hub
@@ -115,6 +121,13 @@ def test_the_instructors_grade_on_the_hub_as_the_course_user(class_with_a_submis
         assert shown["autograded"] and shown["score"] == pytest.approx(judged)
         with Gradebook(f"sqlite:///{SQLITE_GRADEBOOK}") as gb:
             assert gb.find_submission("attention", STUDENT).score == pytest.approx(judged)
+        graded = one.send("POST", f"submission/xslm/{PART_TWO[0]}/autograde").json()
+        assert graded["success"], graded.get("error", "")[-3000:]
+        with Gradebook(f"sqlite:///{SQLITE_GRADEBOOK}") as gb:
+            notebooks = gb.find_submission("xslm", PART_TWO[0]).notebooks
+            scores = {g.name: g.score for nb in notebooks for g in nb.grades}
+        lost = {g for g, most in master_points("xslm").items() if scores[g] < most}
+        assert lost == {"xslm01-value-checks", "xslm01-value-hidden"}, lost  # the layers kept
         rooted = {pid: control.cmdline(pid) for pid in tree(hub_pid) if 0 in uids(pid)}
         proxies = [pid for pid, line in rooted.items() if "configurable-http-proxy" in line]
         assert len(proxies) == 1 and set(rooted) == {hub_pid, *proxies}, rooted

@@ -7,6 +7,7 @@ import json
 import os
 import re
 import shutil
+import tempfile
 
 import nbformat
 import pytest
@@ -19,6 +20,7 @@ from grading.paths import ROOT
 from tests.fixtures.helpers import (
     class_files,
     gradebook_students,
+    in_class,
     remove_real_class,
     write_real_class,
 )
@@ -129,6 +131,26 @@ def test_make_autograde_part_two_agrees_with_plain_nbgrader(graded, demo):
     demo_gradebook = os.path.join(DEMO_RECORDS, "gradebook.db")
     for student in LEARNERS:
         assert cell_scores(student, demo_gradebook) == cell_scores(student), student
+
+
+def test_the_dask_lane_keeps_the_layers_points_of_an_engine_mistake():
+    """`make autograde PART=xslm SCHEDULER=local`, in a class of its own: overwritten gradients
+    lose notebook 1's two cells and nothing else, as in plain nbgrader and the farm (above)."""
+    where = tempfile.mkdtemp(prefix="attn-xslm-dask-")
+    os.chmod(where, 0o755)  # the course user, who grades, enters it
+    try:
+        released = course.release(assignment="xslm", into=where)
+        student = "xslm-overwrite-gradients"
+        in_class(where, "-c", "from grading import classroom; classroom.write_xslm_submission("
+                 f"{student!r}, {LEARNERS[student]!r}, released={released!r})")  # fmt: skip
+        done = in_class(where, "-m", "grading", "autograde", "--part", "xslm", "--scheduler",
+                        "local")  # fmt: skip
+        assert "autograded 1 submission" in done.stdout, done.stdout[-2000:]
+        scores, _ = cell_scores(student, os.path.join(where, "records", "gradebook.db"))
+        lost = {g for g, v in points().items() if scores[g] < v}
+        assert lost == {"xslm01-value-checks", "xslm01-value-hidden"}, lost
+    finally:
+        shutil.rmtree(where, ignore_errors=True)
 
 
 @pytest.mark.parametrize("code", ["ko", "ja"])

@@ -7,30 +7,18 @@ lanes on larger classes: tests/grading/scale/test_farm.py, tests/grading/test_ho
 
 import os
 import shutil
-import subprocess
-import sys
 import tempfile
 
 import pytest
 
 from grading.authoring import course
 from grading.parts import ASSIGNMENT
-from grading.paths import ROOT
+from tests.fixtures.helpers import in_class
 
 pytestmark = [pytest.mark.nbgrader, pytest.mark.quick]
 
 STUDENT = "ana"
 MAX_SCORE = 39.0
-
-
-def in_class(where, *argv, **env):
-    """`python <argv>` on the class folder where, as an instructor runs it."""
-    env = {**course.tool_environment(), "ATTENTION_COURSE": where, **env}
-    env.pop("DB_URL", None)  # the class's own SQLite gradebook
-    done = subprocess.run([sys.executable, *argv], cwd=ROOT, env=env, capture_output=True,
-                          text=True, timeout=900)  # fmt: skip
-    assert done.returncode == 0, (done.stdout + done.stderr)[-3000:]
-    return done
 
 
 def scores(where):
