@@ -32,6 +32,9 @@ class Check:
     """For a known answer: the first element where the two part ways, and why."""
     hint: object = None
     """A plain sentence, or a hints.Hint whose tiers hint() reveals one at a time."""
+    id: str = ""
+    """The claim's key in the locales ("softmax.sums_to_one"): the same in every edition, and all
+    a shared result says of the check (checkpoints/labview.py), never its words or values."""
 
     def lines(self, level=0):
         """The check in plain text: ✓/✗ and the statement, then the evidence and `level`+1 tiers."""

@@ -76,6 +76,7 @@ EXPORT_CSV = "gradebook-export.csv"  # `nbgrader export`, relative to where it r
 # The hub's formgrader service (grading/hub/formgrader.py): the home of its Jupyter server, run as
 # the course user, which has none; in records/, which only that account and root can enter
 GRADER_HOME = os.path.join(RECORDS, "formgrader-home")
+LAB_VIEW = os.path.join(RECORDS, "lab-view.sqlite")  # the hub's live lab view's history
 
 
 def db_url():

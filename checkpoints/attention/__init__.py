@@ -8,6 +8,7 @@
 Standard library only, so it runs wherever Python runs.
 """
 
+from .. import labview
 from ..i18n import edition, use_edition
 from ..onward import CheckpointFailed, demo, going_on, learner_code
 from ..sections import ModelFileError, cell_source, save_notes
@@ -96,7 +97,9 @@ def check(name):
     if left_to_the_judge(name):
         return
     with going_on():
-        conclude(_report(name))
+        report = _report(name)
+        labview.share("attention", report)  # on the course's hub only (checkpoints/labview.py)
+        conclude(report)
 
 
 HINT_LEVELS = {}  # checkpoint -> how many tiers hint() has revealed so far

@@ -57,30 +57,32 @@ def holds(name, value, predicate, expected=None, shown=brief, **fields):
     with the property's hints in tiers, as any ✗ does."""
     what = CLAIMS[name].format(**fields)
     if crashed(value):
-        return Check(what, False, got=crash_text(value), expected=expected, hint=HINTS[name])
+        return Check(
+            what, False, got=crash_text(value), expected=expected, hint=HINTS[name], id=name
+        )
     if _try(predicate, value, False):
-        return Check(what, True)
-    return Check(what, False, got=_try(shown, value), expected=expected, hint=HINTS[name])
+        return Check(what, True, id=name)
+    return Check(what, False, got=_try(shown, value), expected=expected, hint=HINTS[name], id=name)
 
 
 def raises(name, value, kind, **fields):
     """A call that must raise `kind`: the one check where an exception is the right answer."""
     what = CLAIMS[name].format(**fields)
     if isinstance(value, kind):
-        return Check(what, True)
+        return Check(what, True, id=name)
     got = crash_text(value) or say("no_error")
-    return Check(what, False, got=got, expected=kind.__name__, hint=HINTS[name])
+    return Check(what, False, got=got, expected=kind.__name__, hint=HINTS[name], id=name)
 
 
 def answer(name, got, want, names=("row", "column"), **fields):
     """A known answer to 1e-6: a matrix shows its first differing row, a vector all of it."""
     what = CLAIMS[name].format(**fields)
     if crashed(got):
-        return Check(what, False, got=crash_text(got), hint=HINTS[name])
+        return Check(what, False, got=crash_text(got), hint=HINTS[name], id=name)
     got = canonical(got)
     found = first_difference(got, want)
     if found is None:
-        return Check(what, True)
+        return Check(what, True, id=name)
     path, got_part, want_part, why = found
     mine, theirs = brief(got), brief(want)
     if path and len(names) > 1 and isinstance(got, list):
@@ -90,7 +92,7 @@ def answer(name, got, want, names=("row", "column"), **fields):
         theirs = say("at_position", position=position, value=brief(want[row]))
     where = say("difference", path=describe_path(path, names), got=brief(got_part),
                 want=brief(want_part), why=why)  # fmt: skip
-    return Check(what, False, got=mine, expected=theirs, where=where, hint=HINTS[name])
+    return Check(what, False, got=mine, expected=theirs, where=where, hint=HINTS[name], id=name)
 
 
 def picture_of(draw, value):
@@ -337,8 +339,8 @@ def forgotten_shapes(run, probe_ids):
                 else say("value_out_of_range" if not in_range else "two_rows_equal")
             )
             return Check(what, False, got=f"pos_encoding({n}, {d}): {mine}",
-                         expected=f"({n}, {d})", hint=HINTS["pe.small"])  # fmt: skip
-    return Check(what, True)
+                         expected=f"({n}, {d})", hint=HINTS["pe.small"], id="pe.small")  # fmt: skip
+    return Check(what, True, id="pe.small")
 
 
 def encoding_checks(got, n, d):

@@ -258,8 +258,8 @@ def claim(name, passed, got=None, expected=None, where=None, **fields):
     """One Check with the claim's words; a failing one carries its tiered hint."""
     what = CLAIMS[name].format(**fields)
     if passed:
-        return Check(what, True)
-    return Check(what, False, got=got, expected=expected, where=where, hint=HINTS[name])
+        return Check(what, True, id=name)
+    return Check(what, False, got=got, expected=expected, where=where, hint=HINTS[name], id=name)
 
 
 def shown(value):

@@ -81,6 +81,8 @@ def start(port, edition):
               f"each changes theirs at {address(port)}hub/auth/change-password")  # fmt: skip
     print(f"Instructors grade at {address(port)}{formgrader.PREFIX.lstrip('/')}formgrader/ "
           f"(the formgrader, run as {course_user.USER}).")  # fmt: skip
+    print(f"During a lab, instructors see the room at {address(port)}services/lab-view/ "
+          "(the live lab view: docs/hub.md).")  # fmt: skip
     if not store.released():
         print("Nothing is released to the learners yet: Release a part in the formgrader, or run "
               "nbgrader release_assignment attention (docs/hub.md).")  # fmt: skip
@@ -116,7 +118,8 @@ def launch(port, edition, former=()):
            "ATTENTION_HUB_API_PORT": str(free_port()),
            "ATTENTION_HUB_PROXY_PORT": str(free_port()),
            "ATTENTION_HUB_EXCHANGE_PORT": str(free_port()),
-           "ATTENTION_HUB_FORMGRADER_PORT": str(free_port())}  # fmt: skip
+           "ATTENTION_HUB_FORMGRADER_PORT": str(free_port()),
+           "ATTENTION_HUB_LABVIEW_PORT": str(free_port())}  # fmt: skip
     env.update({k: v for k, v in os.environ.items() if k.startswith("ATTENTION_HUB_")})
     env["ATTENTION_HUB_FORMER"] = " ".join(former)
     if os.environ.get("DB_URL"):  # the formgrader grades into the gradebook make autograde uses

@@ -11,7 +11,7 @@ import shutil
 
 from grading import course_user, hub, paths
 from grading.authoring.masters import notebooks
-from grading.hub import exchange, formgrader, lti
+from grading.hub import exchange, formgrader, labview, lti
 from grading.hub.exchange import store
 from grading.parts import PARTS
 
@@ -68,9 +68,29 @@ c.JupyterHub.load_roles = [{
     "groups": ["learners", "instructors"],
     "scopes": [f"access:services!service={exchange.SERVICE}"],
 }]  # fmt: skip
-# A learner's server token: what JupyterHub gives it by default, and the exchange
+
+# ── the live lab view: a service run as the course user (grading/hub/labview/). Every account of
+# the class reaches it, so that a learner's checkpoints can report; the service itself shows its
+# page to the instructors alone and keeps only what the course can say.
+LABVIEW_URL = f"http://127.0.0.1:{os.environ['ATTENTION_HUB_LABVIEW_PORT']}"
+c.JupyterHub.services.append({
+    "name": labview.SERVICE,
+    "url": LABVIEW_URL,
+    "user": course_user.USER,
+    "cwd": paths.COURSE,
+    "command": [os.path.join(hub.VENV_BIN, "python"), "-m", "grading.hub.labview.service"],
+    "environment": {"PYTHONPATH": paths.ROOT, "LANG": "C.UTF-8", "ATTENTION_COURSE": paths.COURSE},
+    "oauth_no_confirm": True,  # the instructors' own page: no "authorize access?" step
+})  # fmt: skip
+c.JupyterHub.load_roles.append({
+    "name": "lab-view-users",
+    "groups": ["learners", "instructors"],
+    "scopes": [f"access:services!service={labview.SERVICE}"],
+})  # fmt: skip
+# A learner's server token: what JupyterHub gives it by default, the exchange and the lab view
 c.Spawner.server_token_scopes = ["users:activity!user", "access:servers!server",
-                                 f"access:services!service={exchange.SERVICE}"]  # fmt: skip
+                                 f"access:services!service={exchange.SERVICE}",
+                                 f"access:services!service={labview.SERVICE}"]  # fmt: skip
 
 # ── each learner's server: JupyterLab as the learner, with make lab's settings ──
 c.JupyterHub.spawner_class = "jupyterhub.spawner.LocalProcessSpawner"
@@ -85,6 +105,8 @@ c.Spawner.environment = {
     "JUPYTER_CONFIG_PATH": os.pathsep.join([LEARNER_CONFIG, LAB_CONFIG]),
     "ATTENTION_EXCHANGE_URL": f"{EXCHANGE_URL}/services/{exchange.SERVICE}/",
     "ATTENTION_HUB_EDITION": EDITION,
+    # where a checkpoint run reports (checkpoints/labview.py); the hub's token says whose it is
+    "ATTENTION_LAB_VIEW_URL": f"{LABVIEW_URL}/services/{labview.SERVICE}/api/report",
 }
 c.Spawner.start_timeout = 60
 c.Spawner.http_timeout = 60

@@ -1,0 +1,170 @@
+"""What the lab view keeps: every checked report, in SQLite, and the room's state read from it.
+
+A report is checked word by word against what the course can say (a part, one of its checkpoints,
+its checks' ids, its catalogue's names), so nothing a learner types reaches the history or the
+page; its learner and time are the service's, never the sender's.
+"""
+
+import collections
+import csv
+import functools
+import importlib
+import json
+import os
+import sqlite3
+import time
+
+import nbformat
+
+from checkpoints import i18n
+from grading.authoring import masters
+from grading.parts import PARTS
+
+MAX_BODY = 2048  # bytes of one report: a checkpoint's ids and names fit in a few hundred
+MAX_LISTED = 20  # failing checks or mistakes one report may name
+RATE = 30  # reports a learner may send ...
+WINDOW = 60.0  # ... in this many seconds (a Run All of a whole notebook sends a handful)
+CLAIM_SECTIONS = {"attention": "claims", "xslm": "xslm_claims"}
+COLUMNS = ("at", "learner", "part", "checkpoint", "passed", "failed", "mistakes")
+
+
+class Refused(ValueError):
+    """A report the lab view does not keep, and why."""
+
+
+@functools.cache
+def vocabulary(part):
+    """(checkpoints, check ids, mistake names) a report of this part may hold."""
+    judge = importlib.import_module(PARTS[part].judge)
+    checkpoints = {what for kind, what in judge.CELLS.values() if kind == "visible"}
+    claims = set(i18n.words(i18n.DEFAULT)[CLAIM_SECTIONS[part]])
+    module, _, name = PARTS[part].catalogue.partition(":")
+    mistakes = set(getattr(importlib.import_module(module), name)) if module else set()
+    return checkpoints, claims, mistakes
+
+
+def checked(body):
+    """The report in body (JSON bytes) as {part, checkpoint, passed, failed, mistakes}; Refused
+    with the reason when it is not one the course could have sent."""
+    if len(body) > MAX_BODY:
+        raise Refused(f"a report is at most {MAX_BODY} bytes")
+    try:
+        sent = json.loads(body)
+    except (ValueError, UnicodeDecodeError):
+        raise Refused("a report is JSON") from None
+    if not isinstance(sent, dict) or set(sent) != {"part", "checkpoint", "passed", "failed",
+                                                   "mistakes"}:  # fmt: skip
+        raise Refused("a report holds part, checkpoint, passed, failed and mistakes, only")
+    part = sent["part"]
+    if part not in CLAIM_SECTIONS or part not in PARTS:
+        raise Refused("no such part")
+    checkpoints, claims, mistakes = vocabulary(part)
+    if sent["checkpoint"] not in checkpoints or not isinstance(sent["passed"], bool):
+        raise Refused("no such checkpoint")
+    for field, known in (("failed", claims), ("mistakes", mistakes)):
+        listed = sent[field]
+        if (
+            not isinstance(listed, list)
+            or len(listed) > MAX_LISTED
+            or not all(isinstance(x, str) and x in known for x in listed)
+        ):
+            raise Refused(f"{field}: only the course's own ids")
+    return sent
+
+
+class Limiter:
+    """At most RATE reports per learner in any WINDOW seconds."""
+
+    def __init__(self):
+        self.sent = collections.defaultdict(collections.deque)
+
+    def allow(self, learner, now):
+        """True when this learner may send one more report now (and counts it)."""
+        times = self.sent[learner]
+        while times and times[0] <= now - WINDOW:
+            times.popleft()
+        if len(times) >= RATE:
+            return False
+        times.append(now)
+        return True
+
+
+class History:
+    """Every report kept, in an SQLite file (created on first use, kept after the lab)."""
+
+    def __init__(self, path):
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        self.db = sqlite3.connect(path)
+        self.db.execute(
+            "CREATE TABLE IF NOT EXISTS reports (at REAL, learner TEXT, part TEXT,"
+            " checkpoint TEXT, passed INTEGER, failed TEXT, mistakes TEXT)"
+        )
+        self.db.commit()
+
+    def add(self, learner, report, at=None):
+        """Keep one checked report of a learner's, at the service's own time."""
+        self.db.execute(
+            "INSERT INTO reports VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (time.time() if at is None else at, learner, report["part"], report["checkpoint"],
+             int(report["passed"]), json.dumps(report["failed"]), json.dumps(report["mistakes"])),
+        )  # fmt: skip
+        self.db.commit()
+
+    def rows(self):
+        """Every report, oldest first, as dicts of COLUMNS."""
+        cursor = self.db.execute("SELECT * FROM reports ORDER BY at, rowid")
+        return [
+            dict(zip(COLUMNS, (at, who, part, cp, bool(ok), json.loads(f), json.loads(m))))
+            for at, who, part, cp, ok, f, m in cursor
+        ]
+
+    def write_csv(self, out):
+        """The history as CSV (the instructor's record), one report per row."""
+        writer = csv.writer(out)
+        writer.writerow(COLUMNS)
+        for r in self.rows():
+            stamp = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(r["at"]))
+            writer.writerow([stamp, r["learner"], r["part"], r["checkpoint"], int(r["passed"]),
+                             " ".join(r["failed"]), " ".join(r["mistakes"])])  # fmt: skip
+
+
+@functools.cache
+def teaching_notebook(part, checkpoint):
+    """The notebook whose graded cell checks this checkpoint, or ""."""
+    judge = importlib.import_module(PARTS[part].judge)
+    grade_ids = {g for g, cell in judge.CELLS.items() if cell == ("visible", checkpoint)}
+    for name in masters.notebooks(PARTS[part].masters):
+        book = nbformat.read(os.path.join(PARTS[part].masters, name), as_version=4)
+        if any(c.metadata.get("nbgrader", {}).get("grade_id") in grade_ids for c in book.cells):
+            return name
+    return ""
+
+
+def room(rows, now):
+    """The room's state from the history: each learner's latest checkpoint; the checks failing
+    and mistakes named most in the latest reports; the learners failing one checkpoint longest;
+    passes per minute."""
+    latest, failing_since = {}, {}
+    for r in rows:
+        key = (r["learner"], r["part"], r["checkpoint"])
+        if r["passed"]:
+            failing_since.pop(key, None)
+        else:
+            failing_since.setdefault(key, r["at"])
+        latest[r["learner"]] = r
+    now_failing = [r for r in latest.values() if not r["passed"]]
+    checks = collections.Counter(f for r in now_failing for f in r["failed"])
+    mistakes = collections.Counter(m for r in now_failing for m in r["mistakes"])
+    stuck = sorted(
+        ((now - failing_since[(r["learner"], r["part"], r["checkpoint"])], r) for r in now_failing
+         if (r["learner"], r["part"], r["checkpoint"]) in failing_since),
+        key=lambda pair: -pair[0],
+    )  # fmt: skip
+    passes = collections.Counter(int(r["at"] // 60) for r in rows if r["passed"])
+    return {
+        "learners": sorted(latest.values(), key=lambda r: r["learner"]),
+        "checks": checks.most_common(),
+        "mistakes": mistakes.most_common(),
+        "stuck": stuck,
+        "timeline": sorted(passes.items()),
+    }
