@@ -49,9 +49,6 @@ class Caller(HubOAuthenticated, web.RequestHandler):
 class Report(Caller):
     """POST api/report: one learner's checkpoint result."""
 
-    def check_xsrf_cookie(self):
-        """A report comes with a token, never a browser's cookie: no form, no XSRF to check."""
-
     @web.authenticated
     def post(self):
         """Keep the caller's checked report, or refuse it (400: not the course's; 429: too many)."""
