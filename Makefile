@@ -89,10 +89,10 @@ FIRST_NOTEBOOK := $(if $(filter xslm,$(PART)),part-2-gpt/01-engine.ipynb,part-1-
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)   # containers and CI machines run as root
 ## The Lab keeps the learner's layout and settings in the workspace (.lab/), not in the course's
 ## notebooks/lab-config/, which it only reads (its migrated marker is the course's, so Jupyter
-## writes none there)
+## writes none there). Run from a hub's terminal, it shares nothing with the hub's lab view.
 lab: $(BIN)/.installed
 	$(BIN)/python -m grading workspace $(WORKSPACE) --edition $(EDITION) --part $(PART)
-	cd $(WORKSPACE) && JUPYTER_CONFIG_DIR=$(CURDIR)/notebooks/lab-config \
+	cd $(WORKSPACE) && env -u ATTENTION_LAB_VIEW_URL JUPYTER_CONFIG_DIR=$(CURDIR)/notebooks/lab-config \
 		$(CURDIR)/$(BIN)/jupyter lab $(ROOT_FLAG) --ServerApp.root_dir=. \
 		--LabApp.app_settings_dir=$(CURDIR)/notebooks/editions/$(EDITION)/lab \
 		--LabApp.workspaces_dir="$$PWD/.lab/workspaces" --LabApp.user_settings_dir="$$PWD/.lab/user-settings" \

@@ -12,10 +12,12 @@ import time
 import pytest
 from playwright.sync_api import expect
 
+from checkpoints import labview
 from grading.authoring.mistakes import BUGGY
 from grading.paths import ROOT
 from tests.fixtures import notebook_page
 from tests.fixtures.lab_server import running_lab
+from tests.fixtures.listener import listening
 
 pytestmark = [pytest.mark.nbgrader, pytest.mark.browser]
 CHROMIUM = "/usr/bin/chromium"
@@ -48,15 +50,19 @@ def lab(tmp_path_factory):
     )
     token = "browsertest"
     workspace = tmp_path_factory.mktemp("browser") / "workspace"
-    with running_lab(workspace, token, expose_app=True) as (url, _):
-        yield url, token
+    # started as from a terminal on the course's hub, whose lab view listens here
+    with listening() as (address, sent), running_lab(
+        workspace, token, expose_app=True,
+        env={labview.ADDRESS: address, labview.TOKEN: "a-hub-servers-token"},
+    ) as (url, _):  # fmt: skip
+        yield url, token, sent
 
 
 @pytest.fixture(scope="module")
 def page(lab):
     from playwright.sync_api import sync_playwright
 
-    base, token = lab
+    base, token, _ = lab
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
         tab = browser.new_page(viewport={"width": 1280, "height": 1600})
@@ -118,3 +124,15 @@ def test_a_wrong_softmax_is_diagnosed_in_the_page(page):
     assert page.get_by_text("CheckpointFailed").count() == 0  # no error: Run All goes on
     assert page.get_by_text("Traceback (most recent call last)").count() == 0
     screenshot(page, "browser-01-softmax-wrong.png")
+
+
+def test_make_lab_shares_nothing_even_from_a_hub_terminal(lab, page):
+    """make lab started with the hub's lab view address and a token in its environment: a
+    checkpoint run sends nothing there (the listener hears no request) and says nothing of it."""
+    _, _, sent = lab
+    type_and_run_all(page, SOFTMAX)
+    page.get_by_text("softmax: all 8 checks hold").first.wait_for(timeout=120_000)
+    notebook_page.wait_for_run(page, NOTEBOOK)
+    time.sleep(2)  # a report goes in the background, at once: it would have arrived by now
+    assert sent == []
+    assert page.get_by_text("shared with your instructor").count() == 0

@@ -79,7 +79,9 @@ c.JupyterHub.services.append({
     "user": course_user.USER,
     "cwd": paths.COURSE,
     "command": [os.path.join(hub.VENV_BIN, "python"), "-m", "grading.hub.labview.service"],
-    "environment": {"PYTHONPATH": paths.ROOT, "LANG": "C.UTF-8", "ATTENTION_COURSE": paths.COURSE},
+    # the course user's (the class, DB_URL and its password when the course uses PostgreSQL,
+    # where the history is then kept)
+    "environment": {**course_user.environment(), "LANG": "C.UTF-8"},
     "oauth_no_confirm": True,  # the instructors' own page: no "authorize access?" step
 })  # fmt: skip
 c.JupyterHub.load_roles.append({

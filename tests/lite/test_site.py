@@ -510,10 +510,13 @@ def expose_app(route):
 @pytest.fixture
 def browser_context(chromium):
     """A fresh browser profile (its storage is the learner's browser storage), with every request
-    that would leave 127.0.0.1 refused and recorded in context.outside."""
+    that would leave 127.0.0.1 refused and recorded in context.outside, and every request that
+    carries a lab view report (docs/hub.md), to any address, recorded in context.reports."""
     context = chromium.new_context(viewport={"width": 1280, "height": 1600}, accept_downloads=True)
     context.set_default_timeout(notebook_page.TIMEOUT)  # clicks wait longer on a loaded machine
-    context.outside = []
+    context.outside, context.reports = [], []
+    context.on("request", lambda request: context.reports.append(request.url)
+               if b'"checkpoint": ' in (request.post_data_buffer or b"") else None)  # fmt: skip
 
     def refuse(route):
         context.outside.append(route.request.url)
@@ -573,7 +576,7 @@ def test_a_learner_works_in_the_browser_from_the_site_alone(served, browser_cont
     """From the landing page: notebook 1 opens, a correct softmax passes its checkpoint with a
     picture, progress() and hand_in() work, the zip downloads and, collected and autograded,
     earns exactly step 1's points; after a reload the notebook and model.py still hold the work;
-    no request ever left the machine."""
+    no request ever left the machine, and none carried a checkpoint's result."""
     notebook = f"en/{PART_ONE}/01-softmax.ipynb"
     page = browser_context.new_page()
     kernels = []  # each kernel is a worker of the page
@@ -653,6 +656,7 @@ def test_a_learner_works_in_the_browser_from_the_site_alone(served, browser_cont
     notebook_page.open_document(page, f"en/{PART_ONE}/model.py")
     assert "top = max(xs)" in notebook_page.document_text(page, f"en/{PART_ONE}/model.py")
     assert browser_context.outside == [], browser_context.outside[:5]
+    assert browser_context.reports == []  # the site shares no checkpoint result (docs/hub.md)
 
 
 def server_answers(base):

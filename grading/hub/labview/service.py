@@ -20,7 +20,7 @@ from jupyterhub.services.auth import HubOAuthCallbackHandler, HubOAuthenticated
 from tornado import httpserver, ioloop, web
 from tornado.log import app_log
 
-from grading import hub, paths
+from grading import hub
 from grading.hub.labview import SERVICE, page, store
 
 
@@ -90,10 +90,12 @@ class Export(Caller):
         self.finish(out.getvalue())
 
 
-def application(history_path=paths.LAB_VIEW):
-    """The service's tornado application, under the prefix the hub gives it."""
+def application(history_url=None):
+    """The service's tornado application, under the prefix the hub gives it, keeping its history
+    at history_url (default: store.history_url())."""
     prefix = os.environ.get("JUPYTERHUB_SERVICE_PREFIX", f"/services/{SERVICE}/")
-    shared = {"history": store.History(history_path), "limiter": store.Limiter()}
+    history = store.History(history_url or store.history_url())
+    shared = {"history": history, "limiter": store.Limiter()}
     routes = [(prefix, Room, shared), (prefix + "export.csv", Export, shared),
               (prefix + "api/report", Report, shared), (prefix + "oauth_callback",
               HubOAuthCallbackHandler)]  # fmt: skip

@@ -1,4 +1,5 @@
-"""What the lab view keeps: every checked report, in SQLite, and the room's state read from it.
+"""What the lab view keeps: every checked report (in SQLite, or the course's PostgreSQL), and the
+room's state read from it.
 
 A report is checked word by word against what the course can say (a part, one of its checkpoints,
 its checks' ids, its catalogue's names), so nothing a learner types reaches the history or the
@@ -11,12 +12,13 @@ import functools
 import importlib
 import json
 import os
-import sqlite3
 import time
 
 import nbformat
+import sqlalchemy
 
 from checkpoints import i18n
+from grading import paths
 from grading.authoring import masters
 from grading.parts import PARTS
 
@@ -89,34 +91,51 @@ class Limiter:
         return True
 
 
-class History:
-    """Every report kept, in an SQLite file (created on first use, kept after the lab)."""
+REPORTS = sqlalchemy.Table(
+    "lab_view_reports", sqlalchemy.MetaData(),
+    sqlalchemy.Column("id", sqlalchemy.Integer, primary_key=True),
+    sqlalchemy.Column("at", sqlalchemy.Float, nullable=False),
+    *(sqlalchemy.Column(name, sqlalchemy.Text, nullable=False)
+      for name in ("learner", "part", "checkpoint")),
+    sqlalchemy.Column("passed", sqlalchemy.Boolean, nullable=False),
+    *(sqlalchemy.Column(name, sqlalchemy.Text, nullable=False) for name in ("failed", "mistakes")),
+)  # fmt: skip
 
-    def __init__(self, path):
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        self.db = sqlite3.connect(path)
-        self.db.execute(
-            "CREATE TABLE IF NOT EXISTS reports (at REAL, learner TEXT, part TEXT,"
-            " checkpoint TEXT, passed INTEGER, failed TEXT, mistakes TEXT)"
-        )
-        self.db.commit()
+
+def history_url():
+    """Where the history is kept: the course's PostgreSQL gradebook database, in a table of its
+    own, when DB_URL names one (docs/large-classes.md); else records/lab-view.sqlite."""
+    url = os.environ.get("DB_URL", "")
+    return url if url.startswith("postgresql") else f"sqlite:///{paths.LAB_VIEW}"
+
+
+class History:
+    """Every report kept, in the table lab_view_reports (made on first use, kept after the lab)."""
+
+    def __init__(self, url):
+        if url.startswith("sqlite:///"):
+            os.makedirs(os.path.dirname(url[len("sqlite:///") :]), exist_ok=True)
+        self.engine = sqlalchemy.create_engine(url)
+        REPORTS.metadata.create_all(self.engine)
 
     def add(self, learner, report, at=None):
         """Keep one checked report of a learner's, at the service's own time."""
-        self.db.execute(
-            "INSERT INTO reports VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (time.time() if at is None else at, learner, report["part"], report["checkpoint"],
-             int(report["passed"]), json.dumps(report["failed"]), json.dumps(report["mistakes"])),
-        )  # fmt: skip
-        self.db.commit()
+        row = {"at": time.time() if at is None else at, "learner": learner,
+               "part": report["part"], "checkpoint": report["checkpoint"],
+               "passed": bool(report["passed"]), "failed": json.dumps(report["failed"]),
+               "mistakes": json.dumps(report["mistakes"])}  # fmt: skip
+        with self.engine.begin() as db:
+            db.execute(REPORTS.insert(), row)
 
     def rows(self):
         """Every report, oldest first, as dicts of COLUMNS."""
-        cursor = self.db.execute("SELECT * FROM reports ORDER BY at, rowid")
-        return [
-            dict(zip(COLUMNS, (at, who, part, cp, bool(ok), json.loads(f), json.loads(m))))
-            for at, who, part, cp, ok, f, m in cursor
-        ]
+        with self.engine.connect() as db:
+            kept = db.execute(sqlalchemy.select(REPORTS).order_by(REPORTS.c.at, REPORTS.c.id))
+            return [
+                {**{name: row._mapping[name] for name in COLUMNS},
+                 "failed": json.loads(row.failed), "mistakes": json.loads(row.mistakes)}
+                for row in kept
+            ]  # fmt: skip
 
     def write_csv(self, out):
         """The history as CSV (the instructor's record), one report per row."""
@@ -153,8 +172,9 @@ def room(rows, now):
             failing_since.setdefault(key, r["at"])
         latest[r["learner"]] = r
     now_failing = [r for r in latest.values() if not r["passed"]]
-    checks = collections.Counter(f for r in now_failing for f in r["failed"])
-    mistakes = collections.Counter(m for r in now_failing for m in r["mistakes"])
+    # learners, not mentions: each learner's report counts a check or a mistake once
+    checks = collections.Counter(f for r in now_failing for f in set(r["failed"]))
+    mistakes = collections.Counter(m for r in now_failing for m in set(r["mistakes"]))
     stuck = sorted(
         ((now - failing_since[(r["learner"], r["part"], r["checkpoint"])], r) for r in now_failing
          if (r["learner"], r["part"], r["checkpoint"]) in failing_since),

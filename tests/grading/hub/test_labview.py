@@ -33,6 +33,7 @@ WORK = {"learner1": SOFTMAX, "learner2": WRONG}
 SAID = {"learner1": "softmax: all 8 checks hold", "learner2": "looks like: "}
 SHOWN_WITHIN = 5.0  # seconds from a learner's verdict to the instructor's page showing it
 PAGE = "services/lab-view/"
+MARKUP = "<script>alert(1)</script>"
 
 
 def server_env(name):
@@ -97,18 +98,20 @@ def lab():
             facts[f"notice-{name}"] = tab.get_by_text("shared with your instructor").count()
         facts["shown-after"] = shows(grader, f"{base}/{PAGE}", ["learner1", "learner2", MISTAKE],
                                      SHOWN_WITHIN)  # fmt: skip
+        print(f"the lab view showed both runs {facts['shown-after']} s after their verdicts")
         facts["page"] = grader.inner_text("body")
         hub_pages.shot(grader, "lab-view")
         facts["learner-page"] = tabs["learner1"].goto(f"{base}/{PAGE}").status
         facts["export"] = grader.request.get(f"{base}/{PAGE}export.csv").text()
-        facts["env"] = {name: server_env(name) for name in WORK}
+        facts["kept-before"] = len(read_history()[0])
+        facts["said"] = send_as_learner2(server_env("learner2"))
+        facts["history"] = read_history()  # records/: the course user's, no learner's to write
         yield facts
     finally:
         if browser:
             browser.close()
         stopped = make("hub-stop")
         assert stopped.returncode == 0, stopped.stdout + stopped.stderr
-        facts["history"] = read_history()
         if os.path.exists(paths.LAB_VIEW):
             os.remove(paths.LAB_VIEW)
         if os.path.exists(kept):
@@ -117,12 +120,30 @@ def lab():
             store.unrelease(part)
 
 
+def send_as_learner2(env):
+    """With learner2's own server token (read from their server's environment): a report naming
+    learner1, one with markup in a mistake's name, and one with no token; the status of each."""
+    url, token = env["ATTENTION_LAB_VIEW_URL"], env["JUPYTERHUB_API_TOKEN"]
+    mine = {"part": "attention", "checkpoint": "softmax", "passed": True, "failed": [],
+            "mistakes": []}  # fmt: skip
+    headers = {"Authorization": f"token {token}"}
+    sent = {
+        "forged": ({**mine, "learner": "learner1"}, headers),
+        "markup": ({**mine, "mistakes": [MARKUP]}, headers),
+        "nobody": (mine, {}),
+    }
+    return {
+        what: requests.post(url, json=body, headers=given, timeout=30).status_code
+        for what, (body, given) in sent.items()
+    }
+
+
 def read_history():
     """Every row and the raw bytes of the lab view's SQLite file."""
     with open(paths.LAB_VIEW, "rb") as f:
         raw = f.read()
     with sqlite3.connect(paths.LAB_VIEW) as db:
-        return db.execute("SELECT * FROM reports").fetchall(), raw
+        return db.execute("SELECT learner, checkpoint FROM lab_view_reports").fetchall(), raw
 
 
 def test_the_instructor_sees_both_learners_and_the_rooms_mistake_within_seconds(lab):
@@ -145,26 +166,20 @@ def test_a_learner_cannot_open_the_lab_view(lab):
 
 
 def test_a_report_cannot_speak_for_another_or_carry_markup(lab):
-    """With learner2's own server token: a report naming learner1 is refused, so is one with
-    markup in it; without a token nothing is taken."""
-    env = lab["env"]["learner2"]
-    url, token = env["ATTENTION_LAB_VIEW_URL"], env["JUPYTERHUB_API_TOKEN"]
-    mine = {"part": "attention", "checkpoint": "softmax", "passed": True, "failed": [],
-            "mistakes": []}  # fmt: skip
-    headers = {"Authorization": f"token {token}"}
-    forged = requests.post(url, json={**mine, "learner": "learner1"}, headers=headers, timeout=30)
-    markup = requests.post(url, json={**mine, "mistakes": ["<script>alert(1)</script>"]},
-                           headers=headers, timeout=30)  # fmt: skip
-    nobody = requests.post(url, json=mine, timeout=30)
-    assert (forged.status_code, markup.status_code) == (400, 400)
-    assert nobody.status_code in (401, 403)
+    """A report naming another learner, or with markup where a name goes, is refused; without a
+    token nothing is taken; neither reached the history."""
+    said = lab["said"]
+    assert (said["forged"], said["markup"]) == (400, 400)
+    assert said["nobody"] in (401, 403)
+    rows, raw = lab["history"]
+    assert MARKUP.encode() not in raw and len(rows) == lab["kept-before"]
 
 
 def test_the_history_holds_ids_and_names_only(lab):
     """The stored reports hold the learners' names (the hub's), the course's ids and names, and
     not a line of either learner's code."""
     rows, raw = lab["history"]
-    assert {row[1] for row in rows} == set(WORK)
+    assert {row[0] for row in rows} == set(WORK)
     for code in WORK.values():
         for line in code.splitlines()[1:]:
             assert line.strip().encode() not in raw, line

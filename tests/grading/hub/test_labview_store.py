@@ -2,11 +2,10 @@
 report may hold, how often, what the history keeps and exports, the room read from it, a page that
 shows every word as text, and a learner's side that sends ids only, and only on the hub."""
 
-import http.server
 import io
 import json
 import socket
-import threading
+import types
 
 import pytest
 
@@ -15,6 +14,7 @@ from checkpoints.attention.steps import CHECKS
 from grading.authoring.mistakes import buggy_model
 from grading.hub.labview import page, store
 from grading.judge.reference import reference
+from tests.fixtures.listener import listening
 
 
 def report_of(model, checkpoint):
@@ -34,6 +34,7 @@ def test_a_real_report_is_kept_as_ids_and_names_only():
     report, sent = report_of(buggy_model("softmax.no_max_shift"), "softmax")
     assert not report.passed and set(sent) == {"part", "checkpoint", "passed", "failed", "mistakes"}
     assert sent["mistakes"] == ["softmax.no_max_shift"] and sent["failed"]
+    assert len(set(sent["failed"])) == len(sent["failed"])  # each failing check's id once
     assert store.checked(body(sent)) == sent
     shared = json.dumps(sent)
     for check in report.checks:  # no words, values or evidence of the learner's
@@ -79,15 +80,17 @@ def test_a_learner_may_send_rate_reports_a_window_and_no_more():
 
 
 def test_the_history_keeps_each_report_and_exports_it(tmp_path):
-    """Reports are kept in SQLite across openings and exported as CSV, one row each."""
+    """Reports are kept in SQLite (records/lab-view.sqlite, made with its folder) across
+    openings, each as it came, and exported as CSV, one row each."""
     _, failing = report_of(buggy_model("softmax.no_max_shift"), "softmax")
     _, passing = report_of(reference(), "softmax")
-    path = str(tmp_path / "records" / "lab-view.sqlite")
-    history = store.History(path)
+    url = f"sqlite:///{tmp_path / 'records' / 'lab-view.sqlite'}"
+    history = store.History(url)
     history.add("learner1", failing, at=1000.0)
     history.add("learner2", passing, at=1001.0)
-    again = store.History(path).rows()
-    assert [(r["learner"], r["passed"]) for r in again] == [("learner1", False), ("learner2", True)]
+    again = store.History(url).rows()
+    assert again == [{"at": 1000.0, "learner": "learner1", **failing},
+                     {"at": 1001.0, "learner": "learner2", **passing}]  # fmt: skip
     out = io.StringIO()
     history.write_csv(out)
     lines = out.getvalue().splitlines()
@@ -106,9 +109,12 @@ def test_the_room_shows_where_each_learner_is_what_fails_and_who_is_stuck(tmp_pa
         {"at": 120.0, "learner": "a", **failing},
         {"at": 130.0, "learner": "c", **passing},
     ]
+    twice = {**failing, "failed": failing["failed"] * 2, "mistakes": failing["mistakes"] * 2}
+    rows.append({"at": 140.0, "learner": "b", **twice})  # a forged repeat counts b once
     room = store.room(rows, now=200.0)
     assert [r["learner"] for r in room["learners"]] == ["a", "b", "c"]
     assert room["mistakes"] == [("softmax.no_max_shift", 2)]
+    assert dict(room["checks"]) == {check: 2 for check in failing["failed"]}  # a and b
     assert [(round(s), r["learner"]) for s, r in room["stuck"]] == [(140, "a"), (110, "b")]
     assert room["timeline"] == [(2, 1)]
 
@@ -121,22 +127,6 @@ def test_the_page_shows_every_word_as_text():
     shown = page.render(store.room(rows, now=90.0), now=90.0)
     assert "<script>alert(1)" not in shown and "&lt;script&gt;alert(1)" in shown
     assert "01-softmax.ipynb" in shown and "softmax.no_max_shift" in shown
-
-
-class Recorder(http.server.BaseHTTPRequestHandler):
-    """A stand-in for the lab view: keeps what it is sent."""
-
-    received = []
-
-    def do_POST(self):
-        """Keep the request's headers and body; answer 204."""
-        length = int(self.headers["Content-Length"])
-        Recorder.received.append((dict(self.headers), self.rfile.read(length)))
-        self.send_response(204)
-        self.end_headers()
-
-    def log_message(self, *args):
-        """Quiet."""
 
 
 class AtOnce:
@@ -157,7 +147,7 @@ def test_off_the_hub_a_checkpoint_sends_nothing(monkeypatch):
     monkeypatch.setenv(labview.TOKEN, "a-token")
     connected = []
     monkeypatch.setattr(socket.socket, "connect", lambda self, where: connected.append(where))
-    monkeypatch.setattr(labview.threading, "Thread", AtOnce)
+    monkeypatch.setattr(labview, "threading", types.SimpleNamespace(Thread=AtOnce))
     run = CHECKS["softmax"]  # the checkpoint itself, as check("softmax") runs it
     report = run(reference())
     labview.share("attention", report)
@@ -167,17 +157,19 @@ def test_off_the_hub_a_checkpoint_sends_nothing(monkeypatch):
 def test_on_the_hub_a_checkpoint_sends_its_ids_with_the_servers_token(monkeypatch, capsys):
     """With the address and the token, the report's ids go to the lab view with the token, and
     the learner is told once."""
-    server = http.server.HTTPServer(("127.0.0.1", 0), Recorder)
-    threading.Thread(target=server.handle_request, daemon=True).start()
-    monkeypatch.setenv(labview.ADDRESS, f"http://127.0.0.1:{server.server_port}/api/report")
     monkeypatch.setenv(labview.TOKEN, "learner1-token")
     monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
     monkeypatch.setattr(labview, "TOLD", [])
+    monkeypatch.setattr(labview, "threading", types.SimpleNamespace(Thread=AtOnce))
     report, sent = report_of(buggy_model("softmax.no_max_shift"), "softmax")
-    monkeypatch.setattr(labview.threading, "Thread", AtOnce)
-    labview.share("attention", report)
-    server.server_close()
-    headers, received = Recorder.received[-1]
+    with listening() as (address, kept):
+        monkeypatch.setenv(labview.ADDRESS, address)
+        labview.share("attention", report)
+        labview.share("attention", report)
+    assert [(method, path) for method, path, _, _ in kept] == [
+        ("POST", "/services/lab-view/api/report")
+    ] * 2
+    _, _, headers, received = kept[-1]
     assert headers["Authorization"] == "token learner1-token"
     assert json.loads(received) == sent
     assert capsys.readouterr().out.count("lab view") == 1

@@ -2,6 +2,7 @@
 scram-sha-256, no `trust` in pg_hba.conf, the password in a file only its owner reads, and a
 DB_URL that holds no password yet connects. A cluster set up with `trust` is migrated."""
 
+import json
 import os
 import shutil
 import stat
@@ -13,6 +14,7 @@ import psycopg2
 import pytest
 import sqlalchemy
 
+from grading.hub.labview import store
 from grading.paths import ROOT
 from grading.scale import postgres
 from tests.fixtures.lab_server import free_port
@@ -89,6 +91,23 @@ def test_db_url_holds_no_password_and_connects_through_the_password_file(server)
             assert db.execute(sqlalchemy.text("SELECT current_database()")).scalar() == "gradebook"
     finally:
         engine.dispose()
+
+
+def test_the_lab_views_history_is_kept_in_the_gradebooks_database(server, monkeypatch):
+    """With DB_URL naming the course's PostgreSQL, the hub's lab view (docs/hub.md) keeps its
+    reports there, in a table of its own, across openings."""
+    folder, port, url = server
+    monkeypatch.setenv("DB_URL", url)
+    assert store.history_url() == url
+    sent = {"part": "attention", "checkpoint": "softmax", "passed": False,
+            "failed": ["softmax.overflow"], "mistakes": ["softmax.no_max_shift"]}  # fmt: skip
+    report = store.checked(json.dumps(sent).encode())
+    store.History(url).add("learner1", report, at=1000.0)
+    assert store.History(url).rows() == [{"at": 1000.0, "learner": "learner1", **sent}]
+    with connect(port, password=postgres.password(folder)) as db, db.cursor() as cursor:
+        cursor.execute("SELECT learner, checkpoint, mistakes FROM lab_view_reports")
+        assert cursor.fetchall() == [("learner1", "softmax", '["softmax.no_max_shift"]')]
+    db.close()
 
 
 def test_the_password_file_is_its_owners_alone(server):
