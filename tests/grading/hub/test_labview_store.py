@@ -10,8 +10,11 @@ import types
 import pytest
 
 from checkpoints import labview
+from checkpoints.attention import catalogue
 from checkpoints.attention.steps import CHECKS
+from checkpoints.xslm import checks as part_two
 from grading.authoring.mistakes import buggy_model
+from grading.authoring.mistakes.part_two import buggy
 from grading.hub.labview import page, store
 from grading.judge.reference import reference
 from tests.fixtures.listener import listening
@@ -173,3 +176,21 @@ def test_on_the_hub_a_checkpoint_sends_its_ids_with_the_servers_token(monkeypatc
     assert headers["Authorization"] == "token learner1-token"
     assert json.loads(received) == sent
     assert capsys.readouterr().out.count("lab view") == 1
+
+
+@pytest.mark.parametrize("name", sorted(catalogue.BY_NAME))
+def test_every_part_one_mistake_is_shared_by_its_name(name):
+    """Each catalogued mistake of part one, run by its checkpoint, is shared as a report the
+    service keeps, naming it."""
+    _, sent = report_of(buggy_model(name), catalogue.BY_NAME[name].checkpoint)
+    assert store.checked(body(sent)) == sent and name in sent["mistakes"], sent
+
+
+@pytest.mark.parametrize("name", sorted(part_two.BY_NAME))
+def test_every_part_two_mistake_is_shared_by_its_name(name):
+    """So is each of part two's, from its checkpoint on the learner's engine.py and gpt.py."""
+    checkpoint = part_two.BY_NAME[name].checkpoint
+    sent = labview.payload(
+        "xslm", part_two.checkpoint_report(checkpoint, part_two.Local(*buggy(name)))
+    )
+    assert store.checked(body(sent)) == sent and name in sent["mistakes"], sent
