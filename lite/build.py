@@ -63,6 +63,10 @@ KERNEL_FILES = "static/pyodide/"  # where the site keeps the kernel's runtime an
 # measured in Pyodide). Of those packages the kernel has Pygments alone, whose own source jedi
 # reads instead; the stubs of the standard library stay.
 LEFT_OUT = {"jedi": ("jedi/third_party/typeshed/stubs/", "jedi/third_party/django-stubs/")}
+# the kernel's packages served but not unpacked as it starts: only a Tab completion imports them,
+# and their 870 files took 0.2 s of every page load (more on a busy machine). The site's piplite
+# unpacks them at their first import (lite/standins/piplite/later.py).
+LATER = ("jedi", "parso")
 LEARNER_PACKAGE = "checkpoints"  # installed in the kernel, not kept in the browser's storage
 # files of a built site no page asks for: JupyterLite's build configuration and service worker
 # (the site's own replaces it), and the service worker itself
@@ -250,13 +254,14 @@ def kernel_packages(pyodide_dir, wheels):
 
 
 def lite_config(packages):
-    """jupyter-lite.json: the site's own Pyodide, every kernel package loaded at start, no PyPI."""
+    """jupyter-lite.json: the site's own Pyodide, the kernel's packages but LATER loaded at start,
+    no PyPI."""
     kernel = {
         "pyodideUrl": f"./{KERNEL_FILES}pyodide.mjs",
         "disablePyPIFallback": True,
         "pipliteUrls": [],
         "loadPyodideOptions": {
-            "packages": packages,
+            "packages": [p for p in packages if p not in LATER],
             # compiled files would be written through to the browser's storage beside the
             # learner's notebooks; the site's modules are small and import quickly without them
             "env": {"HOME": "/home/pyodide", "PYTHONDONTWRITEBYTECODE": "1"},

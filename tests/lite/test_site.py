@@ -16,6 +16,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import tempfile
 import time
 import urllib.request
@@ -105,6 +106,59 @@ def test_pip_magic_names_only_the_packages():
     code = asyncio.run(cli.get_transformed_code(["list"]))
     with pytest.raises(RuntimeError, match="this course site has no pip: list"):
         exec(code)
+
+
+def a_wheel(folder, package, modules):
+    """A wheel file in folder holding package/<name>.py for each {name: source}; (its file name,
+    its bytes)."""
+    path = os.path.join(folder, f"{package}-1.0-py3-none-any.whl")
+    with zipfile.ZipFile(path, "w") as whl:
+        for name, source in modules.items():
+            whl.writestr(f"{package}/{name}.py", source)
+    with open(path, "rb") as f:
+        return os.path.basename(path), f.read()
+
+
+def test_a_package_left_for_later_is_unpacked_at_its_first_import(tmp_path, monkeypatch):
+    """The site's piplite finds a package the kernel did not unpack at start without fetching it
+    (IPython only asks whether jedi is there); its first import fetches its wheel, checks the
+    lock's digest and unpacks it, once, with its own path and files; a wheel that is not the one
+    the lock names is refused."""
+    later = load_standin("piplite/later.py")
+    served = {}
+    for package, modules in {
+        "laterpkg": {"__init__": "import laterdep\nFROM = __file__\n", "inner": "X = 1\n"},
+        "laterdep": {"__init__": "Y = 2\n"},
+    }.items():
+        name, data = a_wheel(tmp_path, package, modules)
+        served[f"https://site/static/pyodide/{name}"] = data
+        entry = {"file_name": name, "sha256": hashlib.sha256(data).hexdigest()}
+        served[package] = entry
+    fetched = []
+
+    def fetch(url):
+        fetched.append(url)
+        return served[url]
+
+    target = tmp_path / "site-packages"
+    monkeypatch.syspath_prepend(str(target))
+    waiting = {"laterpkg": served["laterpkg"], "laterdep": served["laterdep"]}
+    finder = later.OnFirstImport(waiting, "https://site/static/pyodide/", fetch, str(target))
+    monkeypatch.setattr(sys, "meta_path", [finder, *sys.meta_path])
+    for name in ("laterpkg", "laterpkg.inner", "laterdep"):
+        monkeypatch.delitem(sys.modules, name, raising=False)
+    assert importlib.util.find_spec("laterpkg") is not None and fetched == []
+
+    import laterpkg.inner
+
+    assert len(fetched) == 2 and laterpkg.inner.X == 1 and sys.modules["laterdep"].Y == 2
+    assert laterpkg.FROM == str(target / "laterpkg" / "__init__.py")
+    assert finder.find_spec("laterpkg") is None  # nothing waits: Python finds what was unpacked
+
+    wrong = {"laterpkg": {**served["laterpkg"], "sha256": "0" * 64}}
+    forged = later.OnFirstImport(wrong, "https://site/static/pyodide/", fetch, str(tmp_path / "x"))
+    with pytest.raises(ImportError, match="not the wheel the site's lock names"):
+        forged.create_module(forged.find_spec("laterpkg"))
 
 
 def test_standin_wheels_are_wheels_pyodide_can_check(tmp_path):
@@ -448,7 +502,9 @@ def test_site_serves_its_own_python(site):
         assert os.path.getsize(os.path.join(pyodide, name)) > 1000
     with open(os.path.join(pyodide, "pyodide-lock.json"), encoding="utf-8") as f:
         lock = json.load(f)
-    assert sorted(lock["packages"]) == sorted(kernel["loadPyodideOptions"]["packages"])
+    started = kernel["loadPyodideOptions"]["packages"]
+    assert sorted(lock["packages"]) == sorted([*started, *build.LATER])  # LATER: at first import
+    assert not set(build.LATER) & set(started)
     for entry in lock["packages"].values():
         with open(os.path.join(pyodide, entry["file_name"]), "rb") as f:
             assert hashlib.sha256(f.read()).hexdigest() == entry["sha256"], entry["name"]
@@ -696,7 +752,8 @@ def wait_until_kept(page, site, seconds=120):
 def test_the_site_works_with_the_server_stopped_after_the_first_visit(site, browser_context):
     """A learner opens the landing page and notebook 1 once; then the server stops. The landing
     page and the notebook open again, the kernel starts, a correct softmax passes its checkpoint,
-    the edit saves, and after a reload the notebook and model.py hold it: all from this browser."""
+    the edit saves, and after a reload the notebook and model.py hold it; a Tab completion only
+    jedi can give (the kernel unpacks jedi at its first import) works: all from this browser."""
     notebook = f"en/{PART_ONE}/01-softmax.ipynb"
     page = browser_context.new_page()
     with serving(site) as base:
@@ -714,6 +771,8 @@ def test_the_site_works_with_the_server_stopped_after_the_first_visit(site, brow
         "softmax: all 8 checks hold", timeout=180_000
     )
     notebook_page.wait_for_run(page, notebook)
+    completed = notebook_page.evaluate(page, notebook_page.COMPLETE, path=notebook, code=INFERRED)
+    assert "counter_value" in json.loads(completed)["matches"], completed
     page.keyboard.press("Control+S")
     notebook_page.wait_for_stored_source(page, notebook, EXERCISE, typed)
     page.reload()
@@ -723,6 +782,11 @@ def test_the_site_works_with_the_server_stopped_after_the_first_visit(site, brow
     assert "top = max(xs)" in notebook_page.document_text(page, f"en/{PART_ONE}/model.py")
     assert not server_answers(base)
     assert browser_context.outside == [], browser_context.outside[:5]
+
+
+# a local name of a function never run: IPython's own completer knows only the names that exist,
+# so only jedi, which reads the code, completes it
+INFERRED = "def f():\n    counter_value = 1\n    return counter_v"
 
 
 REPUBLISHED = "Republished: the course's second version"  # in what the second build changed

@@ -8,5 +8,11 @@ _PIPLITE_DISABLE_PYPI = True
 
 
 async def install(requirements, *args, **kwargs):
-    """Refuse, as the site's micropip does."""
+    """The kernel's start asks for jedi, which the site serves but does not unpack at start:
+    it is unpacked at its first import (later.py). Anything else is refused, as the site's
+    micropip does."""
+    if requirements == "jedi":
+        from .later import wait_for_first_import
+
+        return wait_for_first_import()
     return await micropip.install(requirements)
