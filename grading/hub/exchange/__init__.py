@@ -15,10 +15,10 @@ from its own clock when the bytes arrive, and screens the zip as `make collect` 
 downloaded/<part>/archive/<student>.zip with that time, and collects it as any zip.
 
 The store, all the course user's (paths.EXCHANGE, mode 0700):
-    outbound/<part>/<edition>.zip                 what release_assignment released
-    inbound/<part>/<student>/<arrival>.zip        every hand-in, kept; the name is the service's time
-    feedback/<part>/<student>/<notebook>.html     what release_feedback released, with for.txt: the
-                                                  arrival of the hand-in it grades
+    outbound/<part>/<edition>.zip              what release_assignment released
+    inbound/<part>/<student>/<arrival>.zip     every hand-in, kept; the name is the service's time
+    feedback/<part>/<student>/<notebook>.html  what release_feedback released, with for.txt: the
+                                               arrival of the hand-in it grades
 """
 
 import datetime

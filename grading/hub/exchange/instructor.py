@@ -35,16 +35,17 @@ class OnStore:
         return name
 
     def init_src(self):
-        pass
+        """No source folder: the store is the exchange."""
 
     def init_dest(self):
-        pass
+        """No destination folder: the store is the exchange."""
 
 
 class ReleaseAssignment(OnStore, ExchangeReleaseAssignment):
     """Release a part in every edition whose student edition is built (make release)."""
 
     def copy_files(self):
+        """Every built edition of the part into the store."""
         from grading.authoring.editions import languages
 
         part = self.part()
@@ -58,6 +59,7 @@ class Collect(OnStore, ExchangeCollect):
     """Each learner's latest hand-in, into submitted/ through make collect's own path."""
 
     def copy_files(self):
+        """The learners' new hand-ins placed and unpacked into submitted/."""
         from grading.nbgrader import collect
 
         part = self.part()
@@ -84,6 +86,7 @@ class ReleaseFeedback(OnStore, ExchangeReleaseFeedback):
     """Release the feedback pages generate_feedback made, each to its own learner only."""
 
     def copy_files(self):
+        """The feedback of the part (of one learner, when named) into the store."""
         part = self.part()
         one = self.coursedir.student_id  # the formgrader's per-learner button names one
         done = store.release_feedback(part, None if one in ("", "*") else {one})
@@ -95,7 +98,7 @@ class List(OnStore, ExchangeList):
     """The released parts, or with --inbound every learner's hand-ins and their arrivals."""
 
     def copy_files(self):
-        pass
+        """Nothing to copy: list_files reads the store."""
 
     def list_files(self):
         """nbgrader's list, from the store."""

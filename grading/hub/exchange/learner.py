@@ -1,6 +1,7 @@
-"""nbgrader's exchange, the learner's side: the Assignments tab (and `nbgrader list`, `fetch_assignment`,
-`submit`, `fetch_feedback` in a learner's terminal) talk to the exchange service with the token the
-hub gave the learner's server. grading/hub/learner-config/nbgrader_config.py names these classes.
+"""nbgrader's exchange, the learner's side: the Assignments tab (and `nbgrader list`,
+`fetch_assignment`, `submit`, `fetch_feedback` in a learner's terminal) talk to the exchange
+service with the token the hub gave the learner's server.
+grading/hub/learner-config/nbgrader_config.py names these classes.
 
 A part is fetched into the learner's workspace folder of it (part-1-attention/), keeping every file
 the learner already has there, as `make lab` fills a workspace. A hand-in is the zip the browser
@@ -33,11 +34,14 @@ class ToService(Exchange):
     """An exchange step that asks the service, as the learner whose server this is."""
 
     def call(self, method, path, body=None):
-        """The service's answer to one call, as bytes; ExchangeError with its words if it refuses."""
+        """The service's answer to one call, as bytes; ExchangeError with its words if it
+        refuses."""
         base = os.environ.get("ATTENTION_EXCHANGE_URL")
         token = os.environ.get("JUPYTERHUB_API_TOKEN")
         if not base or not token:
-            self.fail("the course's exchange is reached from a learner's server on the course's hub")
+            self.fail(
+                "the course's exchange is reached from a learner's server on the course's hub"
+            )
         request = urllib.request.Request(base.rstrip("/") + "/api/" + path, data=body,
                                          method=method,
                                          headers={"Authorization": f"token {token}"})  # fmt: skip
@@ -54,7 +58,8 @@ class ToService(Exchange):
             self.fail(f"the exchange did not answer ({err})")
 
     def listing(self):
-        """The service's account of what is released, and of this learner's hand-ins and feedback."""
+        """The service's account of what is released, and of this learner's hand-ins and
+        feedback."""
         return json.loads(self.call("GET", "assignments"))
 
     def part(self):
@@ -69,10 +74,10 @@ class ToService(Exchange):
         return os.path.abspath(os.path.join(self.assignment_dir, PARTS[part].folder))
 
     def init_src(self):
-        pass
+        """No source folder: the service is the exchange."""
 
     def init_dest(self):
-        pass
+        """No destination folder: the service is the exchange."""
 
 
 def unzip(data, into):
@@ -89,7 +94,7 @@ class List(ToService, ExchangeList):
     """What the Assignments tab shows: released parts, and this learner's hand-ins."""
 
     def copy_files(self):
-        pass
+        """Nothing to copy: list_files asks the service."""
 
     def list_files(self):
         """nbgrader's list: released parts (status released or fetched), or with cached=True the
@@ -141,6 +146,7 @@ class List(ToService, ExchangeList):
                 "local_feedback_path": fetched_to if local else None}  # fmt: skip
 
     def remove_files(self):
+        """Refused: every hand-in is kept."""
         self.fail("hand-ins are kept: the exchange removes none")
 
 
@@ -148,6 +154,7 @@ class FetchAssignment(ToService, ExchangeFetchAssignment):
     """Fetch a released part into the learner's workspace, keeping what is there."""
 
     def copy_files(self):
+        """The released zip of the learner's edition, filled into their workspace."""
         part = self.part()
         edition = os.environ.get("ATTENTION_HUB_EDITION", "en")
         data = self.call("GET", f"release/{part}?edition={edition}")
@@ -164,6 +171,7 @@ class Submit(ToService, ExchangeSubmit):
     """Hand in a part: its notebooks and the files its steps save, as one zip."""
 
     def copy_files(self):
+        """The part's hand-in files, zipped and sent to the service."""
         part = self.part()
         here = self.local(part)
         if not os.path.isdir(here):
@@ -199,6 +207,7 @@ class FetchFeedback(ToService, ExchangeFetchFeedback):
     """Fetch the learner's released feedback into <part folder>/feedback/<arrival>/."""
 
     def copy_files(self):
+        """The feedback zip from the service, unpacked beside the hand-in it is for."""
         part = self.part()
         data = self.call("GET", f"feedback/{part}")
         with tempfile.TemporaryDirectory(prefix="attention-feedback-") as own:

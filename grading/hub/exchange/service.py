@@ -11,17 +11,16 @@ the service answers for that account alone; nothing a caller sends names a learn
 """
 
 import json
-import logging
 import os
-import urllib.parse
 
 from jupyterhub.services.auth import HubAuth, HubAuthenticated
-from tornado import httpserver, ioloop, web
+from tornado import web
 from tornado.log import app_log
 
 from grading import hub
 from grading.hub import exchange
 from grading.hub.exchange import store
+from grading.hub.service import serve
 from grading.nbgrader import unpack
 from grading.parts import PARTS
 
@@ -32,6 +31,7 @@ class Api(HubAuthenticated, web.RequestHandler):
     """A call from a hub user whose token holds access to this service."""
 
     def initialize(self, hub_auth):
+        """The service's one HubAuth, shared by every call."""
         self.hub_auth = hub_auth
 
     def account(self):
@@ -68,6 +68,8 @@ class Api(HubAuthenticated, web.RequestHandler):
 
 
 class Assignments(Api):
+    """GET api/assignments: what is released, and the caller's hand-ins and feedback."""
+
     def get(self):
         """{released: {part: [editions, notebooks]}, submitted: {part: [arrivals]},
         feedback: {part: {for, pages}}} for the caller."""
@@ -94,6 +96,8 @@ class Assignments(Api):
 
 
 class Release(Api):
+    """GET api/release/<part>: a released part's zip."""
+
     def get(self, part):
         """The released zip of a part in ?edition= (English when not given)."""
         self.account()
@@ -106,6 +110,8 @@ class Release(Api):
 
 
 class Submit(Api):
+    """POST api/submit/<part>: the caller's hand-in."""
+
     def post(self, part):
         """Keep the body as the caller's hand-in of part; its arrival, as nbgrader shows times."""
         student = self.account()
@@ -122,6 +128,8 @@ class Submit(Api):
 
 
 class Feedback(Api):
+    """GET api/feedback/<part>: the caller's released feedback."""
+
     def get(self, part):
         """The caller's released feedback of part, a zip."""
         data = store.feedback_zip(self.part(part), self.account())
@@ -140,18 +148,8 @@ def application():
 
 
 def main():
-    """Serve at the address the hub gives (JUPYTERHUB_SERVICE_URL), as the course user."""
-    if os.geteuid() == 0:
-        raise SystemExit("the exchange service runs as the course user, never as root")
-    logging.basicConfig(level=logging.INFO, format="[%(levelname)s %(asctime)s exchange] %(message)s")
-    address = urllib.parse.urlsplit(os.environ["JUPYTERHUB_SERVICE_URL"])
-    server = httpserver.HTTPServer(application(), max_body_size=unpack.MAX_BYTES + 4096,
-                                   idle_connection_timeout=60, body_timeout=120)  # fmt: skip
-    server.listen(address.port, address.hostname)
-    try:
-        ioloop.IOLoop.current().start()
-    except KeyboardInterrupt:  # the hub stopping it
-        pass
+    """Serve at the address the hub gives, as the course user (grading/hub/service.py)."""
+    serve(application(), "exchange", unpack.MAX_BYTES + 4096, body_timeout=120)
 
 
 if __name__ == "__main__":

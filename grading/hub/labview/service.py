@@ -11,17 +11,16 @@ than store.RATE in store.WINDOW seconds is refused for a while.
 """
 
 import io
-import logging
 import os
 import time
-import urllib.parse
 
 from jupyterhub.services.auth import HubOAuthCallbackHandler, HubOAuthenticated
-from tornado import httpserver, ioloop, web
+from tornado import web
 from tornado.log import app_log
 
 from grading import hub
 from grading.hub.labview import SERVICE, page, store
+from grading.hub.service import serve
 
 
 class Caller(HubOAuthenticated, web.RequestHandler):
@@ -103,20 +102,8 @@ def application(history_url=None):
 
 
 def main():
-    """Serve at the address the hub gives (JUPYTERHUB_SERVICE_URL), as the course user."""
-    if os.geteuid() == 0:
-        raise SystemExit("the lab view runs as the course user, never as root")
-    logging.basicConfig(
-        level=logging.INFO, format="[%(levelname)s %(asctime)s lab-view] %(message)s"
-    )
-    address = urllib.parse.urlsplit(os.environ["JUPYTERHUB_SERVICE_URL"])
-    server = httpserver.HTTPServer(application(), max_body_size=store.MAX_BODY + 1024,
-                                   idle_connection_timeout=60, body_timeout=10)  # fmt: skip
-    server.listen(address.port, address.hostname)
-    try:
-        ioloop.IOLoop.current().start()
-    except KeyboardInterrupt:  # the hub stopping it
-        pass
+    """Serve at the address the hub gives, as the course user (grading/hub/service.py)."""
+    serve(application(), "lab-view", store.MAX_BODY + 1024, body_timeout=10)
 
 
 if __name__ == "__main__":
