@@ -47,7 +47,9 @@ def server_env(name):
 
 
 def run_notebook_one(tab, code):
-    """In the learner's Lab, opened on notebook 1: type the exercise, then Run All."""
+    """In the learner's Lab, opened on notebook 1: once its kernel is idle (a Run All before the
+    kernel's session exists runs nothing), type the exercise, then Run All."""
+    tab.locator('.jp-Notebook-ExecutionIndicator[data-status="idle"]').first.wait_for()
     exercise = re.compile("NotImplementedError|def softmax")
     editor = tab.locator(".jp-CodeCell").filter(has_text=exercise).first.locator(".cm-content")
     editor.click()
