@@ -8,9 +8,10 @@ import urllib.parse
 from tornado import httpserver, ioloop
 
 
-def serve(application, name, max_body_size, body_timeout):
+def serve(application, name, max_body_size, body_timeout, idle_timeout=60):
     """Serve application at JUPYTERHUB_SERVICE_URL, refusing to run as root; bodies of at most
-    max_body_size bytes, each given body_timeout seconds to arrive."""
+    max_body_size bytes, each given body_timeout seconds to arrive; a connection that sends
+    nothing for idle_timeout seconds is closed."""
     if os.geteuid() == 0:
         raise SystemExit(f"the {name} service runs as the course user, never as root")
     logging.basicConfig(
@@ -20,7 +21,7 @@ def serve(application, name, max_body_size, body_timeout):
     server = httpserver.HTTPServer(
         application,
         max_body_size=max_body_size,
-        idle_connection_timeout=60,
+        idle_connection_timeout=idle_timeout,
         body_timeout=body_timeout,
     )
     server.listen(address.port, address.hostname)

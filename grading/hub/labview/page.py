@@ -21,8 +21,12 @@ class Blank(dict):
 
 
 def claim_words(part, claim):
-    """A check's words in the instructor's edition, its open fields as "…"."""
-    template = i18n.lookup(store.CLAIM_SECTIONS[part], claim)
+    """A check's words in the instructor's edition, its open fields as "…"; the id alone for a
+    check the course no longer has (a history kept across a course's update)."""
+    try:
+        template = i18n.lookup(store.CLAIM_SECTIONS[part], claim)
+    except KeyError:
+        return claim
     return string.Formatter().vformat(template, (), Blank())
 
 

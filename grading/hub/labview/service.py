@@ -22,13 +22,23 @@ from grading import hub
 from grading.hub.labview import SERVICE, page, store
 from grading.hub.service import serve
 
+# no script, no other page's frame around it
+POLICY = "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'"
+MAX_AUTHORIZATION = 200  # "token " and a hub token (32 to 64 characters), with room to spare
+
 
 class Caller(HubOAuthenticated, web.RequestHandler):
     """A call from a hub user whose token or login holds access to this service."""
 
-    def initialize(self, history, limiter):
-        """The service's one history and rate limiter, shared by every call."""
-        self.history, self.limiter = history, limiter
+    def initialize(self, history, room, limiter):
+        """The service's one history, room and rate limiter, shared by every call."""
+        self.history, self.room, self.limiter = history, room, limiter
+
+    def prepare(self):
+        """Refuse at once what no hub token looks like (each new one costs the hub a lookup)."""
+        if len(self.request.headers.get("Authorization", "")) > MAX_AUTHORIZATION:
+            raise web.HTTPError(400, "that is no hub token")
+        super().prepare()
 
     def account(self):
         """The caller's hub name; 403 unless an account of the class."""
@@ -58,7 +68,7 @@ class Report(Caller):
             report = store.checked(self.request.body)
         except store.Refused as why:
             raise web.HTTPError(400, str(why)) from None
-        self.history.add(learner, report)
+        self.room.add(self.history.add(learner, report))
         app_log.info("%s: %s %s", learner, report["checkpoint"], report["passed"])
         self.set_status(204)
 
@@ -71,8 +81,8 @@ class Room(Caller):
         """The page, for an instructor."""
         self.instructor()
         self.set_header("Content-Type", "text/html; charset=utf-8")
-        self.set_header("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'")
-        self.finish(page.render(store.room(self.history.rows(), time.time())))
+        self.set_header("Content-Security-Policy", POLICY)
+        self.finish(page.render(self.room.at(time.time())))
 
 
 class Export(Caller):
@@ -94,7 +104,8 @@ def application(history_url=None):
     at history_url (default: store.history_url())."""
     prefix = os.environ.get("JUPYTERHUB_SERVICE_PREFIX", f"/services/{SERVICE}/")
     history = store.History(history_url or store.history_url())
-    shared = {"history": history, "limiter": store.Limiter()}
+    room = store.Room(history.rows())  # read once; each report then updates it
+    shared = {"history": history, "room": room, "limiter": store.Limiter()}
     routes = [(prefix, Room, shared), (prefix + "export.csv", Export, shared),
               (prefix + "api/report", Report, shared), (prefix + "oauth_callback",
               HubOAuthCallbackHandler)]  # fmt: skip
@@ -103,7 +114,7 @@ def application(history_url=None):
 
 def main():
     """Serve at the address the hub gives, as the course user (grading/hub/service.py)."""
-    serve(application(), "lab-view", store.MAX_BODY + 1024, body_timeout=10)
+    serve(application(), "lab-view", store.MAX_BODY + 1024, body_timeout=10, idle_timeout=10)
 
 
 if __name__ == "__main__":

@@ -52,17 +52,19 @@ def checked(body):
         raise Refused(f"a report is at most {MAX_BODY} bytes")
     try:
         sent = json.loads(body)
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, UnicodeDecodeError, RecursionError):
         raise Refused("a report is JSON") from None
     if not isinstance(sent, dict) or set(sent) != {"part", "checkpoint", "passed", "failed",
                                                    "mistakes"}:  # fmt: skip
         raise Refused("a report holds part, checkpoint, passed, failed and mistakes, only")
     part = sent["part"]
-    if part not in CLAIM_SECTIONS or part not in PARTS:
+    if not isinstance(part, str) or part not in CLAIM_SECTIONS or part not in PARTS:
         raise Refused("no such part")
     checkpoints, claims, mistakes = vocabulary(part)
-    if sent["checkpoint"] not in checkpoints or not isinstance(sent["passed"], bool):
+    if not isinstance(sent["checkpoint"], str) or sent["checkpoint"] not in checkpoints:
         raise Refused("no such checkpoint")
+    if not isinstance(sent["passed"], bool):
+        raise Refused("passed is true or false")
     for field, known in (("failed", claims), ("mistakes", mistakes)):
         listed = sent[field]
         if (
@@ -71,6 +73,8 @@ def checked(body):
             or not all(isinstance(x, str) and x in known for x in listed)
         ):
             raise Refused(f"{field}: only the course's own ids")
+    if sent["passed"] and (sent["failed"] or sent["mistakes"]):
+        raise Refused("a checkpoint that holds has no failing check and no mistake")
     return sent
 
 
@@ -119,13 +123,13 @@ class History:
         REPORTS.metadata.create_all(self.engine)
 
     def add(self, learner, report, at=None):
-        """Keep one checked report of a learner's, at the service's own time."""
-        row = {"at": time.time() if at is None else at, "learner": learner,
-               "part": report["part"], "checkpoint": report["checkpoint"],
-               "passed": bool(report["passed"]), "failed": json.dumps(report["failed"]),
-               "mistakes": json.dumps(report["mistakes"])}  # fmt: skip
+        """Keep one checked report of a learner's, at the service's own time; the row kept, as
+        rows() gives it."""
+        row = {"at": time.time() if at is None else at, "learner": learner, **report}
         with self.engine.begin() as db:
-            db.execute(REPORTS.insert(), row)
+            db.execute(REPORTS.insert(), {**row, "failed": json.dumps(report["failed"]),
+                                          "mistakes": json.dumps(report["mistakes"])})  # fmt: skip
+        return row
 
     def rows(self):
         """Every report, oldest first, as dicts of COLUMNS."""
@@ -159,32 +163,46 @@ def teaching_notebook(part, checkpoint):
     return ""
 
 
-def room(rows, now):
-    """The room's state from the history: each learner's latest checkpoint; the checks failing
-    and mistakes named most in the latest reports; the learners failing one checkpoint longest;
-    passes per minute."""
-    latest, failing_since = {}, {}
-    for r in rows:
+class Room:
+    """The room's state, kept up to date report by report, so that a page never reads the whole
+    history: each learner's latest report, since when each failing checkpoint fails, passes per
+    minute."""
+
+    def __init__(self, rows=()):
+        self.latest, self.failing_since = {}, {}
+        self.passes = collections.Counter()
+        for row in rows:
+            self.add(row)
+
+    def add(self, r):
+        """Take one report (a row of the history) into the room."""
         key = (r["learner"], r["part"], r["checkpoint"])
         if r["passed"]:
-            failing_since.pop(key, None)
+            self.failing_since.pop(key, None)
+            self.passes[int(r["at"] // 60)] += 1
         else:
-            failing_since.setdefault(key, r["at"])
-        latest[r["learner"]] = r
-    now_failing = [r for r in latest.values() if not r["passed"]]
-    # learners, not mentions: each learner's report counts a check or a mistake once
-    checks = collections.Counter(f for r in now_failing for f in set(r["failed"]))
-    mistakes = collections.Counter(m for r in now_failing for m in set(r["mistakes"]))
-    stuck = sorted(
-        ((now - failing_since[(r["learner"], r["part"], r["checkpoint"])], r) for r in now_failing
-         if (r["learner"], r["part"], r["checkpoint"]) in failing_since),
-        key=lambda pair: -pair[0],
-    )  # fmt: skip
-    passes = collections.Counter(int(r["at"] // 60) for r in rows if r["passed"])
-    return {
-        "learners": sorted(latest.values(), key=lambda r: r["learner"]),
-        "checks": checks.most_common(),
-        "mistakes": mistakes.most_common(),
-        "stuck": stuck,
-        "timeline": sorted(passes.items()),
-    }
+            self.failing_since.setdefault(key, r["at"])
+        self.latest[r["learner"]] = r
+
+    def at(self, now):
+        """The room at time now: where each learner is; the checks failing and mistakes named
+        most in the latest reports, each counted once per learner; who fails one checkpoint
+        longest; passes per minute."""
+        now_failing = [r for r in self.latest.values() if not r["passed"]]
+        checks = collections.Counter(f for r in now_failing for f in set(r["failed"]))
+        mistakes = collections.Counter(m for r in now_failing for m in set(r["mistakes"]))
+        since = [(self.failing_since.get((r["learner"], r["part"], r["checkpoint"])), r)
+                 for r in now_failing]  # fmt: skip
+        stuck = sorted(((now - s, r) for s, r in since if s is not None), key=lambda p: -p[0])
+        return {
+            "learners": sorted(self.latest.values(), key=lambda r: r["learner"]),
+            "checks": checks.most_common(),
+            "mistakes": mistakes.most_common(),
+            "stuck": stuck,
+            "timeline": sorted(self.passes.items()),
+        }
+
+
+def room(rows, now):
+    """The room's state from a history's rows at time now (Room.at)."""
+    return Room(rows).at(now)

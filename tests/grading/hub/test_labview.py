@@ -133,6 +133,7 @@ def send_as_learner2(env):
         "forged": ({**mine, "learner": "learner1"}, headers),
         "markup": ({**mine, "mistakes": [MARKUP]}, headers),
         "nobody": (mine, {}),
+        "long": (mine, {"Authorization": "token " + "0" * 300}),  # no hub token is that long
     }
     return {
         what: requests.post(url, json=body, headers=given, timeout=30).status_code
@@ -169,10 +170,10 @@ def test_a_learner_cannot_open_the_lab_view(lab):
 
 def test_a_report_cannot_speak_for_another_or_carry_markup(lab):
     """A report naming another learner, or with markup where a name goes, is refused; without a
-    token nothing is taken; neither reached the history."""
+    token, or with one no hub gives, nothing is taken; none reached the history."""
     said = lab["said"]
     assert (said["forged"], said["markup"]) == (400, 400)
-    assert said["nobody"] in (401, 403)
+    assert said["nobody"] in (401, 403) and said["long"] == 400
     rows, raw = lab["history"]
     assert MARKUP.encode() not in raw and len(rows) == lab["kept-before"]
 

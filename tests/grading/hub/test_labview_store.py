@@ -54,6 +54,10 @@ def test_a_real_report_is_kept_as_ids_and_names_only():
         {"mistakes": ["<b>mine</b>"]},
         {"learner": "learner2"},  # a report never names its sender
         {"passed": "yes"},
+        {"passed": 1},
+        {"part": ["attention"]},  # not a name: refused, not a 500
+        {"checkpoint": {"softmax": 1}},
+        {"passed": True, "mistakes": ["softmax.no_max_shift"]},  # holds, yet names a mistake
         {"failed": [sorted(store.vocabulary("attention")[1])[0]] * (store.MAX_LISTED + 1)},
     ],
 )
@@ -63,6 +67,30 @@ def test_a_report_the_course_could_not_have_sent_is_refused(change):
     _, sent = report_of(reference(), "softmax")
     with pytest.raises(store.Refused):
         store.checked(body({**sent, **change}))
+
+
+def test_json_nested_past_pythons_depth_is_refused():
+    """A body within the size limit, nested deeper than Python's parser goes, is refused."""
+    deep = b'{"part": ' + b"[" * 1010 + b"]" * 1010 + b"}"
+    assert len(deep) <= store.MAX_BODY
+    with pytest.raises(store.Refused, match="JSON"):
+        store.checked(deep)
+
+
+def test_the_room_kept_report_by_report_is_the_room_of_the_history(tmp_path):
+    """The service keeps the room as reports arrive (a page never reads the history): report by
+    report it is what the whole history gives, and the page shows a retired check by its id."""
+    _, failing = report_of(buggy_model("softmax.no_max_shift"), "softmax")
+    _, passing = report_of(reference(), "softmax")
+    history = store.History(f"sqlite:///{tmp_path / 'lab-view.sqlite'}")
+    kept = store.Room()
+    for at, learner, report in [(60.0, "a", failing), (70.0, "b", passing), (90.0, "a", failing),
+                                (95.0, "b", failing), (130.0, "a", passing)]:  # fmt: skip
+        kept.add(history.add(learner, report, at=at))
+        assert kept.at(200.0) == store.room(history.rows(), 200.0)
+    retired = {**failing, "failed": ["softmax.retired_check"]}
+    shown = page.render(store.room([{"at": 60.0, "learner": "c", **retired}], 90.0), now=90.0)
+    assert "softmax.retired_check" in shown
 
 
 def test_too_big_or_not_json_is_refused():
