@@ -96,7 +96,9 @@ def lab():
             tab.wait_for_selector(".jp-Notebook .jp-Cell")
             run_notebook_one(tab, WORK[name])
         for name, tab in tabs.items():
-            tab.get_by_text(SAID[name]).first.wait_for()
+            # attached, not visible: the Lab skips drawing cells scrolled out of view
+            # (windowingMode contentVisibility), and Run All scrolls to the last cell
+            tab.get_by_text(SAID[name]).first.wait_for(state="attached")
             facts[f"notice-{name}"] = tab.get_by_text("shared with your instructor").count()
         facts["shown-after"] = shows(grader, f"{base}/{PAGE}", ["learner1", "learner2", MISTAKE],
                                      SHOWN_WITHIN)  # fmt: skip
