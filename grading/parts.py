@@ -34,6 +34,7 @@ class Part:
     demo: str = ""  # "module:function" that writes its demo class into submitted/ (if it has one)
     prepare_workspace: str = ""  # "module:function": given a workspace, adds its stub files
     catalogue: str = ""  # "module:NAME" of its {name: catalogued mistake}, if it names mistakes
+    claims: str = ""  # "module:NAME" of the i18n.Section of its checks' words, keyed by check id
 
     @property
     def masters(self):
@@ -68,6 +69,7 @@ PARTS = {
             reference={MODEL_FILE: MODEL_FILE, **outputs(ARTIFACT_CHECKS)},
             judge="grading.judge.attention",
             catalogue="checkpoints.attention.catalogue:BY_NAME",
+            claims="checkpoints.attention.claims:CLAIMS",
             demo="grading.classroom:demo_class",
             package_leaves_out=["xslm"],  # part two's subpackage, its answer table included
             prepare_workspace="checkpoints.attention.modelfile:ensure_model_in",
@@ -84,6 +86,7 @@ PARTS = {
             },  # fmt: skip
             judge="grading.judge.xslm",
             catalogue="checkpoints.xslm.checks:BY_NAME",
+            claims="checkpoints.xslm.checks:CLAIMS",
             demo="grading.classroom:demo_class_xslm",
             package_leaves_out=["attention"],  # part one's subpackage, its answer table included
             prepare_workspace="checkpoints.xslm.files:ensure_files",

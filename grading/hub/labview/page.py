@@ -2,13 +2,12 @@
 hub and escaped all the same, reloaded every REFRESH seconds."""
 
 import html
-import importlib
 import string
 import time
 
 from checkpoints import i18n
 from grading.hub.labview import store
-from grading.parts import PARTS
+from grading.parts import PARTS, load
 
 REFRESH = 2  # seconds between reloads: a run shows within a few seconds
 
@@ -24,7 +23,7 @@ def claim_words(part, claim):
     """A check's words in the instructor's edition, its open fields as "…"; the id alone for a
     check the course no longer has (a history kept across a course's update)."""
     try:
-        template = i18n.lookup(store.CLAIM_SECTIONS[part], claim)
+        template = i18n.lookup(load(PARTS[part].claims).section, claim)
     except KeyError:
         return claim
     return string.Formatter().vformat(template, (), Blank())
@@ -32,8 +31,7 @@ def claim_words(part, claim):
 
 def mistake_of(part, name):
     """The catalogued mistake of a part by its name, or None."""
-    module, _, table = PARTS[part].catalogue.partition(":")
-    return getattr(importlib.import_module(module), table).get(name) if module else None
+    return load(PARTS[part].catalogue).get(name) if PARTS[part].catalogue else None
 
 
 def ago(seconds):

@@ -9,7 +9,6 @@ page; its learner and time are the service's, never the sender's.
 import collections
 import csv
 import functools
-import importlib
 import json
 import os
 import time
@@ -17,16 +16,14 @@ import time
 import nbformat
 import sqlalchemy
 
-from checkpoints import i18n
 from grading import paths
 from grading.authoring import masters
-from grading.parts import PARTS
+from grading.parts import PARTS, load
 
 MAX_BODY = 2048  # bytes of one report: a checkpoint's ids and names fit in a few hundred
 MAX_LISTED = 20  # failing checks or mistakes one report may name
 RATE = 30  # reports a learner may send ...
 WINDOW = 60.0  # ... in this many seconds (a Run All of a whole notebook sends a handful)
-CLAIM_SECTIONS = {"attention": "claims", "xslm": "xslm_claims"}
 COLUMNS = ("at", "learner", "part", "checkpoint", "passed", "failed", "mistakes")
 
 
@@ -37,12 +34,12 @@ class Refused(ValueError):
 @functools.cache
 def vocabulary(part):
     """(checkpoints, check ids, mistake names) a report of this part may hold."""
-    judge = importlib.import_module(PARTS[part].judge)
-    checkpoints = {what for kind, what in judge.CELLS.values() if kind == "visible"}
-    claims = set(i18n.words(i18n.DEFAULT)[CLAIM_SECTIONS[part]])
-    module, _, name = PARTS[part].catalogue.partition(":")
-    mistakes = set(getattr(importlib.import_module(module), name)) if module else set()
-    return checkpoints, claims, mistakes
+    found = PARTS[part]
+    checkpoints = {
+        what for kind, what in load(f"{found.judge}:CELLS").values() if kind == "visible"
+    }
+    mistakes = set(load(found.catalogue)) if found.catalogue else set()
+    return checkpoints, set(load(found.claims)), mistakes
 
 
 def checked(body):
@@ -58,7 +55,7 @@ def checked(body):
                                                    "mistakes"}:  # fmt: skip
         raise Refused("a report holds part, checkpoint, passed, failed and mistakes, only")
     part = sent["part"]
-    if not isinstance(part, str) or part not in CLAIM_SECTIONS or part not in PARTS:
+    if not isinstance(part, str) or part not in PARTS or not PARTS[part].claims:
         raise Refused("no such part")
     checkpoints, claims, mistakes = vocabulary(part)
     if not isinstance(sent["checkpoint"], str) or sent["checkpoint"] not in checkpoints:
@@ -154,8 +151,8 @@ class History:
 @functools.cache
 def teaching_notebook(part, checkpoint):
     """The notebook whose graded cell checks this checkpoint, or ""."""
-    judge = importlib.import_module(PARTS[part].judge)
-    grade_ids = {g for g, cell in judge.CELLS.items() if cell == ("visible", checkpoint)}
+    cells = load(f"{PARTS[part].judge}:CELLS")
+    grade_ids = {g for g, cell in cells.items() if cell == ("visible", checkpoint)}
     for name in masters.notebooks(PARTS[part].masters):
         book = nbformat.read(os.path.join(PARTS[part].masters, name), as_version=4)
         if any(c.metadata.get("nbgrader", {}).get("grade_id") in grade_ids for c in book.cells):
@@ -191,9 +188,12 @@ class Room:
         now_failing = [r for r in self.latest.values() if not r["passed"]]
         checks = collections.Counter(f for r in now_failing for f in set(r["failed"]))
         mistakes = collections.Counter(m for r in now_failing for m in set(r["mistakes"]))
-        since = [(self.failing_since.get((r["learner"], r["part"], r["checkpoint"])), r)
-                 for r in now_failing]  # fmt: skip
-        stuck = sorted(((now - s, r) for s, r in since if s is not None), key=lambda p: -p[0])
+        # a latest report that fails has its checkpoint in failing_since (add puts it there)
+        stuck = sorted(
+            ((now - self.failing_since[r["learner"], r["part"], r["checkpoint"]], r)
+             for r in now_failing),
+            key=lambda pair: -pair[0],
+        )  # fmt: skip
         return {
             "learners": sorted(self.latest.values(), key=lambda r: r["learner"]),
             "checks": checks.most_common(),

@@ -38,11 +38,10 @@ def site_lock():
     return str(pyodide_js._api.config.indexURL), packages
 
 
-def not_loaded():
+def not_loaded(packages):
     """{import name: lock entry} of the lock's packages the kernel has not loaded."""
     import pyodide_js
 
-    _, packages = site_lock()
     loaded = set(pyodide_js.loadedPackages.to_py())
     return {
         name: entry
@@ -94,5 +93,5 @@ class OnFirstImport(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 def wait_for_first_import():
     """Put the finder first on sys.meta_path (once) for the lock's packages not loaded."""
     if not any(isinstance(f, OnFirstImport) for f in sys.meta_path):
-        index, _ = site_lock()
-        sys.meta_path.insert(0, OnFirstImport(not_loaded(), index))
+        index, packages = site_lock()
+        sys.meta_path.insert(0, OnFirstImport(not_loaded(packages), index))

@@ -35,6 +35,7 @@ from tests.fixtures.hub_session import (
     logged_in,
     make,
     running_as,
+    stop_hub,
     tree,
     uids_of,
     without_workspaces,
@@ -216,10 +217,7 @@ def cycle():
         facts["hub-tree"] = tree(facts["hub-pid"])
         yield facts
     finally:
-        if browser:
-            browser.close()
-        stopped = make("hub-stop")
-        assert stopped.returncode == 0, stopped.stdout + stopped.stderr
+        stop_hub(browser)
         assert not control.services(control.processes(), [exchange.SERVICE])
         os.remove(DEADLINES)
         if os.path.exists(kept):

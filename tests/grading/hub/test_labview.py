@@ -19,7 +19,7 @@ from grading.hub import control, labview
 from grading.hub.exchange import store
 from grading.parts import PARTS
 from tests.fixtures import hub_pages
-from tests.fixtures.hub_session import free_port, make, without_workspaces
+from tests.fixtures.hub_session import free_port, make, stop_hub, without_workspaces
 from tests.test_browser import SOFTMAX
 
 pytestmark = [
@@ -112,10 +112,7 @@ def lab():
         facts["history"] = read_history()  # records/: the course user's, no learner's to write
         yield facts
     finally:
-        if browser:
-            browser.close()
-        stopped = make("hub-stop")
-        assert stopped.returncode == 0, stopped.stdout + stopped.stderr
+        stop_hub(browser)
         if os.path.exists(paths.LAB_VIEW):
             os.remove(paths.LAB_VIEW)
         if os.path.exists(kept):
