@@ -8,6 +8,7 @@ const FILES = __FILES__;
 
 const CACHE = `attention-site-${VERSION}`;
 const CHANNEL = new BroadcastChannel("/sw-api.v1"); // the page's end: JupyterLite's contents
+const ADDRESSES = new Set(FILES.map((file) => new URL(file, location).href));
 
 // Installing. On the first visit the worker takes over at once and keeps the site's files
 // afterwards (keepEverything): the notebook's kernel reads the learner's files through this worker,
@@ -41,12 +42,10 @@ function keepEverything() {
   keeping ??= (async () => {
     const cache = await caches.open(CACHE);
     if (await cache.match(KEPT_ALL)) return;
-    const queue = [...FILES];
+    const queue = [...ADDRESSES];
     const fetchOne = async () => {
-      for (let file = queue.shift(); file !== undefined; file = queue.shift()) {
-        if (!(await cache.match(file))) {
-          await cache.add(file);
-        }
+      for (let address = queue.shift(); address !== undefined; address = queue.shift()) {
+        await keepOne(cache, address);
       }
     };
     await Promise.all([fetchOne(), fetchOne(), fetchOne(), fetchOne()]);
@@ -83,12 +82,40 @@ self.addEventListener("fetch", (event) => {
 // A file of the site: the kept copy (the address without its ?query names the file), else the
 // network. The copy is looked up by that address, not with ignoreSearch, which has the browser
 // read through every kept address for each request.
+//
+// A file of the site not kept yet (a first visit) is kept first and then served from the cache,
+// not from the network: Chrome keeps the compiled code of a script beside its copy in the cache
+// when the script first runs from there, so the return visit starts without compiling the lab.
 let opened = null;
 async function fromTheSite(request) {
   opened ??= caches.open(CACHE);
+  const cache = await opened;
   const url = new URL(request.url);
-  const kept = await (await opened).match(url.origin + url.pathname);
-  return kept || fetch(request);
+  const address = url.origin + url.pathname;
+  const kept = await cache.match(address);
+  if (kept || !ADDRESSES.has(address)) {
+    return kept || fetch(request);
+  }
+  try {
+    await keepOne(cache, address);
+    return (await cache.match(address)) || fetch(request);
+  } catch {
+    return fetch(request); // not kept (the server said no, or is gone): the network's answer
+  }
+}
+
+// One file of the site into the cache, fetched once however many ask for it at the same time.
+const keepingOne = new Map();
+function keepOne(cache, address) {
+  if (!keepingOne.has(address)) {
+    const kept = (async () => {
+      if (!(await cache.match(address))) {
+        await cache.add(address);
+      }
+    })().finally(() => keepingOne.delete(address));
+    keepingOne.set(address, kept);
+  }
+  return keepingOne.get(address);
 }
 
 // Python's request for a file of the learner's (or for input()): handed to the page that opened

@@ -19,6 +19,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.parse
 import urllib.request
 import zipfile
 
@@ -751,20 +752,29 @@ def wait_until_kept(page, site, seconds=120):
 @pytest.mark.browser
 def test_the_site_works_with_the_server_stopped_after_the_first_visit(site, browser_context):
     """A learner opens the landing page and notebook 1 once; then the server stops. The landing
-    page and the notebook open again, the kernel starts, a correct softmax passes its checkpoint,
-    the edit saves, and after a reload the notebook and model.py hold it; a Tab completion only
-    jedi can give (the kernel unpacks jedi at its first import) works: all from this browser."""
+    page and the notebook open again, JupyterLab's scripts run from the code Chrome compiled at
+    the first visit, the kernel starts, a correct softmax passes its checkpoint, the edit saves,
+    and after a reload the notebook and model.py hold it; a Tab completion only jedi can give
+    (the kernel unpacks jedi at its first import) works: all from this browser."""
     notebook = f"en/{PART_ONE}/01-softmax.ipynb"
     page = browser_context.new_page()
     with serving(site) as base:
         page.goto(base + "/index.html")
+        page.wait_for_function("navigator.serviceWorker.controller !== null")  # a glance
         page.get_by_role("link", name="Step 1 · Softmax that never overflows").click()
         notebook_page.wait_for_notebook(page, notebook, EXERCISE)
         wait_until_kept(page, site)
     assert not server_answers(base)
+    page.close()
 
+    page = browser_context.new_page()
+    browser_context.browser.start_tracing(page=page, categories=["devtools.timeline"])
     page.goto(base + "/index.html")
     page.get_by_role("link", name="Step 1 · Softmax that never overflows").click()
+    notebook_page.wait_for_notebook(page, notebook, EXERCISE)
+    compiled = scripts_compiled(browser_context.browser.stop_tracing())
+    chunks = {url: cached for url, cached in compiled.items() if is_labs_chunk(site, url)}
+    assert len(chunks) > 20 and all(chunks.values()), compiled  # none compiled again
     typed = type_exercise(page, notebook, SOFTMAX)
     run_all(page)
     expect(outputs(page, notebook, CHECKS)).to_contain_text(
@@ -782,6 +792,25 @@ def test_the_site_works_with_the_server_stopped_after_the_first_visit(site, brow
     assert "top = max(xs)" in notebook_page.document_text(page, f"en/{PART_ONE}/model.py")
     assert not server_answers(base)
     assert browser_context.outside == [], browser_context.outside[:5]
+
+
+def scripts_compiled(trace):
+    """{address: whether Chrome took its compiled code from its code cache} of every script a
+    trace (Chrome's devtools.timeline) saw compiled."""
+    found = {}
+    for event in json.loads(trace)["traceEvents"]:
+        data = event.get("args", {}).get("data", {})
+        if event.get("name") == "v8.compile" and data.get("url"):
+            found[data["url"]] = found.get(data["url"], False) or bool(data.get("consumedCacheSize"))
+    return found
+
+
+def is_labs_chunk(site, url):
+    """Whether url is one of JupyterLab's scripts in the site's build/ over 1 KiB (Chrome keeps
+    no compiled code of a smaller script)."""
+    path = urllib.parse.urlsplit(url).path.lstrip("/")
+    file = os.path.join(site, *path.split("/"))
+    return re.fullmatch(r"build/[^/]+\.js", path) and os.path.getsize(file) > 1024
 
 
 # a local name of a function never run: IPython's own completer knows only the names that exist,
