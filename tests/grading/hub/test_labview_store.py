@@ -4,7 +4,10 @@ shows every word as text, and a learner's side that sends ids only, and only on 
 
 import io
 import json
+import os
 import socket
+import subprocess
+import sys
 import types
 
 import pytest
@@ -17,6 +20,7 @@ from grading.authoring.mistakes import buggy_model
 from grading.authoring.mistakes.part_two import buggy
 from grading.hub.labview import page, store
 from grading.judge.reference import reference
+from grading.paths import ROOT
 from tests.fixtures.listener import listening
 
 
@@ -183,6 +187,19 @@ def test_off_the_hub_a_checkpoint_sends_nothing(monkeypatch):
     report = run(reference())
     labview.share("attention", report)
     assert connected == [] and not labview.on_the_hub()
+
+
+def test_the_learners_side_imports_no_http_client_until_it_sends(tmp_path):
+    """The package as notebook 1's first cell imports it, and its checkpoints, leave urllib's
+    client (http.client, ssl, email) unimported: the site's kernel, which never sends, starts
+    without it (half the package's import time, measured in CPython)."""
+    code = ("import sys\nfrom checkpoints import check, demo, ensure_model, save\n"
+            "import checkpoints.labview, checkpoints.attention.steps, checkpoints.xslm.checks\n"
+            "print(sorted({'urllib.request', 'http.client', 'ssl'} & set(sys.modules)))")  # fmt: skip
+    env = {**os.environ, "PYTHONPATH": ROOT}
+    ran = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env,
+                         capture_output=True, text=True, timeout=60)  # fmt: skip
+    assert ran.returncode == 0 and ran.stdout.strip() == "[]", (ran.stdout, ran.stderr)
 
 
 def test_on_the_hub_a_checkpoint_sends_its_ids_with_the_servers_token(monkeypatch, capsys):
