@@ -67,6 +67,31 @@ LEFT_OUT = {"jedi": ("jedi/third_party/typeshed/stubs/", "jedi/third_party/djang
 # and their 870 files took 0.2 s of every page load (more on a busy machine). The site's piplite
 # unpacks them at their first import (lite/standins/piplite/later.py).
 LATER = ("jedi", "parso")
+# JupyterLab's plugins the site's lab leaves off: each does nothing in a browser with no server,
+# or nothing for this course, and each one started is work the page does before the notebook
+# shows (its code run, its settings read and checked against their schema)
+LEFT_OFF = (
+    # no language servers, terminals or server-side logs in a browser
+    "@jupyterlab/lsp-extension", "@jupyterlite/application-extension:lsp-connection-manager",
+    "@jupyterlab/notebook-extension:language-server",
+    "@jupyterlab/fileeditor-extension:language-server",
+    "@jupyterlab/terminal-extension", "@jupyterlab/logconsole-extension",
+    "@jupyterlab/notebook-extension:log-output",
+    # viewers of files the course has none of (its pictures, .png, keep theirs)
+    "@jupyterlab/csvviewer-extension", "@jupyterlab/htmlviewer-extension",
+    "@jupyterlab/pdf-extension", "@jupyterlab/vega5-extension", "@jupyterlab/json-lines-extension",
+    "@jupyterlab/javascript-extension", "@jupyterlab/mermaid-extension",
+    "@jupyterlab/video-extension", "@jupyterlab/audio-extension",
+    # an author's tools: cell metadata and tags (nbgrader's live there), the property inspector
+    "@jupyterlab/metadataform-extension", "@jupyterlab/celltags-extension",
+    "@jupyterlab/notebook-extension:metadata-editor", "@jupyterlab/notebook-extension:tools",
+    "@jupyterlab/notebook-extension:active-cell-tool",
+    "@jupyterlab/notebook-extension:update-raw-mimetype",
+    "@jupyterlab/application-extension:property-inspector",
+    # a developer's tools and links to elsewhere
+    "@jupyterlite/application-extension:plugin-manager", "@jupyterlab/workspaces-extension",
+    "@jupyterlab/help-extension:jupyter-forum", "@jupyterlab/help-extension:resources",
+)  # fmt: skip
 LEARNER_PACKAGE = "checkpoints"  # installed in the kernel, not kept in the browser's storage
 # files of a built site no page asks for: JupyterLite's build configuration and service worker
 # (the site's own replaces it), and the service worker itself
@@ -255,7 +280,7 @@ def kernel_packages(pyodide_dir, wheels):
 
 def lite_config(packages):
     """jupyter-lite.json: the site's own Pyodide, the kernel's packages but LATER loaded at start,
-    no PyPI."""
+    no PyPI, and JupyterLab's plugins but LEFT_OFF."""
     kernel = {
         "pyodideUrl": f"./{KERNEL_FILES}pyodide.mjs",
         "disablePyPIFallback": True,
@@ -271,6 +296,7 @@ def lite_config(packages):
         "jupyter-lite-schema-version": 0,
         "jupyter-config-data": {
             "appName": "Attention by hand",
+            "disabledExtensions": list(LEFT_OFF),
             "litePluginSettings": {KERNEL_PLUGIN: kernel},
         },
     }

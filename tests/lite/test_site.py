@@ -638,6 +638,8 @@ def test_a_learner_works_in_the_browser_from_the_site_alone(served, browser_cont
     page = browser_context.new_page()
     kernels = []  # each kernel is a worker of the page
     page.on("worker", lambda worker: kernels.append(worker.url) if KERNEL in worker.url else None)
+    failed = []  # JupyterLab's plugins that could not start (one needing a plugin left off)
+    page.on("console", lambda m: failed.append(m.text) if "failed to activate" in m.text else None)
     page.goto(served + "/index.html")
     start = time.monotonic()
     page.get_by_role("link", name="Step 1 · Softmax that never overflows").click()
@@ -651,6 +653,12 @@ def test_a_learner_works_in_the_browser_from_the_site_alone(served, browser_cont
     early = page.evaluate("document.documentElement.dataset.earlyKernel")
     assert early and notebook_page.evaluate(page, notebook_page.KERNEL_ID, path=notebook) == early
     assert len(kernels) == 1, kernels
+    # the lab started none of the plugins the site leaves off, and every other one
+    plugins = page.evaluate("(app => app.listPlugins().map(id => [id, app.isPluginActivated(id)]))"
+                            "(window.jupyterapp)")  # fmt: skip
+    started = {plugin for plugin, activated in plugins if activated}
+    assert not {p for p in started if p in build.LEFT_OFF or p.split(":")[0] in build.LEFT_OFF}
+    assert failed == [] and len(started) > 150, (failed, len(started))
     notebook_page.wait_for_run(page, notebook)
     bars = page.locator(".jp-OutputArea svg rect")  # the bars picture
     expect(bars.first).to_be_attached(timeout=notebook_page.TIMEOUT)
