@@ -809,7 +809,8 @@ def scripts_compiled(trace):
     for event in json.loads(trace)["traceEvents"]:
         data = event.get("args", {}).get("data", {})
         if event.get("name") == "v8.compile" and data.get("url"):
-            found[data["url"]] = found.get(data["url"], False) or bool(data.get("consumedCacheSize"))
+            cached = bool(data.get("consumedCacheSize"))
+            found[data["url"]] = found.get(data["url"], False) or cached
     return found
 
 

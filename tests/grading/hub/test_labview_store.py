@@ -193,9 +193,11 @@ def test_the_learners_side_imports_no_http_client_until_it_sends(tmp_path):
     """The package as notebook 1's first cell imports it, and its checkpoints, leave urllib's
     client (http.client, ssl, email) unimported: the site's kernel, which never sends, starts
     without it (half the package's import time, measured in CPython)."""
-    code = ("import sys\nfrom checkpoints import check, demo, ensure_model, save\n"
-            "import checkpoints.labview, checkpoints.attention.steps, checkpoints.xslm.checks\n"
-            "print(sorted({'urllib.request', 'http.client', 'ssl'} & set(sys.modules)))")  # fmt: skip
+    code = (
+        "import sys\nfrom checkpoints import check, demo, ensure_model, save\n"
+        "import checkpoints.labview, checkpoints.attention.steps, checkpoints.xslm.checks\n"
+        "print(sorted({'urllib.request', 'http.client', 'ssl'} & set(sys.modules)))"
+    )
     env = {**os.environ, "PYTHONPATH": ROOT}
     ran = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env,
                          capture_output=True, text=True, timeout=60)  # fmt: skip
