@@ -41,6 +41,7 @@ PYODIDE_SHA256 = "d78ac549b28a2a58600cd06f44e017024151775f8c6b2d73fab1475400d38e
 # what the kernel's worker loads from the runtime package; the rest (consoles, maps) stays out
 RUNTIME_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip")
 PYODIDE_PYTHON = "3.14"
+SITE_PACKAGES = f"/lib/python{PYODIDE_PYTHON}/site-packages"  # the kernel's, in Pyodide
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 BYTECODE = os.path.join(HERE, "bytecode.mjs")
@@ -289,7 +290,12 @@ def lite_config(packages):
             "packages": [p for p in packages if p not in LATER],
             # compiled files would be written through to the browser's storage beside the
             # learner's notebooks; the site's modules are small and import quickly without them
-            "env": {"HOME": "/home/pyodide", "PYTHONDONTWRITEBYTECODE": "1"},
+            "env": {
+                "HOME": "/home/pyodide",
+                "PYTHONDONTWRITEBYTECODE": "1",
+                # run by IPython as the shell starts: the learner's folder last on sys.path
+                "PYTHONSTARTUP": f"{SITE_PACKAGES}/piplite/startup.py",
+            },
         },
     }
     return {

@@ -667,8 +667,8 @@ def test_a_learner_works_in_the_browser_from_the_site_alone(served, browser_cont
 
     # one more cell's worth in the exercise cell: the package imported from the kernel, not
     # from the browser's storage beside the notebooks; the learner's model.py imported from its
-    # folder, which Python searches after the standard library (lite/standins/piplite); the
-    # progress view and the hand-in zip
+    # folder, which Python searches last (lite/standins/piplite); the progress view and the
+    # hand-in zip
     typed = type_exercise(
         page,
         notebook,
@@ -676,8 +676,9 @@ def test_a_learner_works_in_the_browser_from_the_site_alone(served, browser_cont
         "print('package in storage:', checkpoints.__file__.startswith(os.getcwd()))\n"
         "import sys\nimport model\n"
         "print('model.py imports:', model.__file__ == os.path.join(os.getcwd(), 'model.py'))\n"
-        "print('cwd after the standard library:', sys.path.index('') > sys.path.index("
-        "next(p for p in sys.path if p.endswith('.zip'))))\n"
+        "print('cwd last, after site-packages:', sys.path.index('') == len(sys.path) - 1 > "
+        "sys.path.index(next(p for p in sys.path if p.endswith('site-packages'))))\n"
+        "print('startup left no name:', 'cwd_last' not in dir() and 'piplite' not in dir())\n"
         "progress()\nhand_in()\n",
         keys="Control+End",
     )
@@ -690,7 +691,8 @@ def test_a_learner_works_in_the_browser_from_the_site_alone(served, browser_cont
     within = notebook_page.TIMEOUT
     printed = exercise_outputs.get_by_text("package in storage: False")
     expect(printed).to_have_count(1, timeout=within)
-    for line in ("model.py imports: True", "cwd after the standard library: True"):
+    for line in ("model.py imports: True", "cwd last, after site-packages: True",
+                 "startup left no name: True"):  # fmt: skip
         expect(exercise_outputs.get_by_text(line)).to_have_count(1, timeout=within)
     softmax_row = exercise_outputs.locator("table tr", has_text="softmax")  # the progress table
     holds = softmax_row.locator("td", has_text=re.compile(r"^holds$"))
