@@ -248,9 +248,10 @@ bench: $(BIN)/.installed
 
 ## make bench-site: the in-browser site's build time and size, and a learner's wait in chromium from
 ## the landing page's link to notebook 1's first verdict: a first visit, a return, a return offline
-## (RUNS=5 learners; minimum, median and maximum against README's targets)
+## (RUNS=5 learners; minimum, median and maximum against README's targets). AGAINST=dir: a site built
+## before (make site SITE=dir, in an older checkout), its learners in turn with this one's
 bench-site: system-browser system-site $(BIN)/.installed $(LITE_CACHE)
-	$(BIN)/python -m bench.site $(if $(RUNS),--runs $(RUNS))
+	$(BIN)/python -m bench.site $(if $(RUNS),--runs $(RUNS)) $(if $(AGAINST),--against $(AGAINST))
 
 ## make bench-judge: the trusted judge on the reference submission, RUNS times (default 4) in one
 ## process: its first judgement, then what every later one costs (PART=attention|xslm)

@@ -15,6 +15,10 @@ chromium. Each run is a learner with a fresh browser profile, who visits three t
 Each visit gives two figures, from the link to notebook 1 shown and from there to the first
 verdict; the table gives the minimum, median and maximum of the runs, and their sum against
 TARGETS (README's table).
+
+--against SITE compares this checkout's site with one built before (`make site SITE=dir` in an
+older checkout): learners alternate between the two, so both meet the same machine (whose speed
+varies by a second from hour to hour), and a table prints for each.
 """
 
 import argparse
@@ -101,13 +105,26 @@ def table(runs):
     return lines
 
 
+def older_site(folder, notebook):
+    """folder, checked to be a site built by make site that has notebook 1 where this one does."""
+    if not os.path.isfile(os.path.join(folder, "service-worker.js")):
+        raise SystemExit(f"--against {folder}: no site built by make site there")
+    if not os.path.isfile(os.path.join(folder, "files", "en", *notebook.split("/"))):
+        raise SystemExit(f"--against {folder}: its English notebook 1 is not at en/{notebook}")
+    return folder
+
+
 def main(argv):
     """Build, serve, and time `runs` learners' cold, return and offline visits."""
     parser = argparse.ArgumentParser(
         prog="python -m bench.site", description=__doc__.split("\n")[0]
     )
     parser.add_argument("--runs", type=int, default=5, help="how many learners (default 5)")
-    runs = parser.parse_args(argv).runs
+    parser.add_argument("--against", metavar="SITE", help="a site built before, to compare with")
+    args = parser.parse_args(argv)
+    runs = args.runs
+    notebook = f"{PARTS[ASSIGNMENT].folder}/01-softmax.ipynb"
+    against = older_site(args.against, notebook) if args.against else None
     from playwright.sync_api import sync_playwright
 
     with tempfile.TemporaryDirectory() as scratch:
@@ -117,17 +134,23 @@ def main(argv):
         print(f"make site: {time.monotonic() - start:.1f} s, {folder_mib(site):.1f} MiB")
         for part in ("static/pyodide", "build", "files"):
             print(f"  {part}: {folder_mib(os.path.join(site, part)):.1f} MiB")
-        notebook = f"{PARTS[ASSIGNMENT].folder}/01-softmax.ipynb"
-        results = []
+        sites = {against: against} if against else {}
+        sites["this checkout"] = site
+        results = {name: [] for name in sites}
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
             for run in range(1, runs + 1):
-                results.append(one_learner(browser, site, notebook))
-                said = ", ".join(f"{name} {a:.1f} + {b:.1f} s" for name, (a, b) in
-                                 results[-1].items())  # fmt: skip
-                print(f"run {run} of {runs}: {said}", flush=True)
+                for name, folder in sites.items():  # in turn: both meet the same machine
+                    results[name].append(one_learner(browser, folder, notebook))
+                    said = ", ".join(f"{visit} {a:.1f} + {b:.1f} s" for visit, (a, b) in
+                                     results[name][-1].items())  # fmt: skip
+                    whose = f" ({name})" if against else ""
+                    print(f"run {run} of {runs}{whose}: {said}", flush=True)
             browser.close()
-        print("\n".join(table(results)))
+        for name, figures in results.items():
+            if against:
+                print(f"\n{name}:")
+            print("\n".join(table(figures)))
 
 
 if __name__ == "__main__":
