@@ -140,7 +140,9 @@ def main(argv):
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
             for run in range(1, runs + 1):
-                for name, folder in sites.items():  # in turn: both meet the same machine
+                # in turn, so that both meet the same machine; which goes first alternates
+                order = list(sites.items()) if run % 2 else list(sites.items())[::-1]
+                for name, folder in order:
                     results[name].append(one_learner(browser, folder, notebook))
                     said = ", ".join(f"{visit} {a:.1f} + {b:.1f} s" for visit, (a, b) in
                                      results[name][-1].items())  # fmt: skip

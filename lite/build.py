@@ -72,12 +72,11 @@ LATER = ("jedi", "parso")
 # or nothing for this course, and each one started is work the page does before the notebook
 # shows (its code run, its settings read and checked against their schema)
 LEFT_OFF = (
-    # no language servers, terminals or server-side logs in a browser
+    # no language servers or terminals in a browser (the log console stays: the kernel's status
+    # turns "dead" from the kernel's log there, and opens it when clicked)
     "@jupyterlab/lsp-extension", "@jupyterlite/application-extension:lsp-connection-manager",
     "@jupyterlab/notebook-extension:language-server",
-    "@jupyterlab/fileeditor-extension:language-server",
-    "@jupyterlab/terminal-extension", "@jupyterlab/logconsole-extension",
-    "@jupyterlab/notebook-extension:log-output",
+    "@jupyterlab/fileeditor-extension:language-server", "@jupyterlab/terminal-extension",
     # viewers of files the course has none of (its pictures, .png, keep theirs)
     "@jupyterlab/csvviewer-extension", "@jupyterlab/htmlviewer-extension",
     "@jupyterlab/pdf-extension", "@jupyterlab/vega5-extension", "@jupyterlab/json-lines-extension",

@@ -94,14 +94,22 @@ async function fromTheSite(request) {
   const address = url.origin + url.pathname;
   const kept = await cache.match(address);
   if (kept || !ADDRESSES.has(address)) {
-    return kept || fetch(request);
+    return kept ? asServed(kept) : fetch(request);
   }
   try {
     await keepOne(cache, address);
-    return (await cache.match(address)) || fetch(request);
+    const justKept = await cache.match(address);
+    return justKept ? asServed(justKept) : fetch(request);
   } catch {
     return fetch(request); // not kept (the server said no, or is gone): the network's answer
   }
+}
+
+// A kept copy as the page may take it: a copy the server reached through a redirect (a host that
+// sends lab/index.html on to lab/) is marked so, and the browser refuses such an answer to a page
+// load; the same body and headers, unmarked, it takes.
+function asServed(kept) {
+  return kept.redirected ? new Response(kept.body, kept) : kept;
 }
 
 // One file of the site into the cache, fetched once however many ask for it at the same time.
@@ -110,7 +118,9 @@ function keepOne(cache, address) {
   if (!keepingOne.has(address)) {
     const kept = (async () => {
       if (!(await cache.match(address))) {
-        await cache.add(address);
+        // asked of the server, not taken from the browser's HTTP cache unasked: an address
+        // whose file a republished site changed (lab/index.html) must not keep the older one
+        await cache.add(new Request(address, { cache: "no-cache" }));
       }
     })().finally(() => keepingOne.delete(address));
     keepingOne.set(address, kept);

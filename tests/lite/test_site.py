@@ -9,6 +9,7 @@ and recorded.
 import asyncio
 import glob
 import hashlib
+import http.client
 import importlib.util
 import json
 import math
@@ -659,6 +660,7 @@ def test_a_learner_works_in_the_browser_from_the_site_alone(served, browser_cont
     started = {plugin for plugin, activated in plugins if activated}
     assert not {p for p in started if p in build.LEFT_OFF or p.split(":")[0] in build.LEFT_OFF}
     assert failed == [] and len(started) > 150, (failed, len(started))
+    assert "@jupyterlab/logconsole-extension:plugin" in started  # the kernel's status opens it
     notebook_page.wait_for_run(page, notebook)
     bars = page.locator(".jp-OutputArea svg rect")  # the bars picture
     expect(bars.first).to_be_attached(timeout=notebook_page.TIMEOUT)
@@ -770,7 +772,9 @@ def test_the_site_works_with_the_server_stopped_after_the_first_visit(site, brow
     page = browser_context.new_page()
     with serving(site) as base:
         page.goto(base + "/index.html")
-        page.wait_for_function("navigator.serviceWorker.controller !== null")  # a glance
+        # the learner glances at the page: its worker then already serves the lab's scripts, and
+        # keeps each before the page runs it (so Chrome keeps its compiled code beside the copy)
+        page.wait_for_function("navigator.serviceWorker.controller !== null")
         page.get_by_role("link", name="Step 1 · Softmax that never overflows").click()
         notebook_page.wait_for_notebook(page, notebook, EXERCISE)
         wait_until_kept(page, site)
@@ -822,6 +826,51 @@ def is_labs_chunk(site, url):
     path = urllib.parse.urlsplit(url).path.lstrip("/")
     file = os.path.join(site, *path.split("/"))
     return re.fullmatch(r"build/[^/]+\.js", path) and os.path.getsize(file) > 1024
+
+
+# a host that sends lab/index.html on to lab/, as some do ("pretty URLs")
+REDIRECTING = """
+import functools, http.server, sys
+class Handler(http.server.SimpleHTTPRequestHandler):
+    def do_GET(self):
+        path, mark, query = self.path.partition("?")
+        if path.endswith("/lab/index.html"):
+            self.send_response(301)
+            self.send_header("Location", path[: -len("index.html")] + mark + query)
+            self.end_headers()
+        else:
+            super().do_GET()
+server = http.server.ThreadingHTTPServer(
+    ("127.0.0.1", int(sys.argv[1])), functools.partial(Handler, directory=sys.argv[2]))
+server.serve_forever()
+"""
+
+
+@pytest.mark.nbgrader
+@pytest.mark.browser
+def test_a_first_visit_opens_the_notebook_from_a_host_that_redirects_index_html(
+    site, browser_context
+):
+    """On a host that sends lab/index.html on to lab/, the first visit's worker keeps what the
+    redirect gave and the notebook opens from that copy (the browser refuses an answer to a page
+    load that is marked as redirected; the worker answers with the copy unmarked)."""
+    notebook = f"en/{PART_ONE}/01-softmax.ipynb"
+    page = browser_context.new_page()
+    with serving(site, script=REDIRECTING) as base:
+        status, _ = get_status(base + "/lab/index.html")
+        assert status == 301  # the host does redirect
+        page.goto(base + "/index.html")
+        page.wait_for_function("navigator.serviceWorker.controller !== null")
+        page.get_by_role("link", name="Step 1 · Softmax that never overflows").click()
+        notebook_page.wait_for_notebook(page, notebook, EXERCISE)
+
+
+def get_status(url):
+    """(HTTP status, Location) of a GET that follows no redirect."""
+    connection = http.client.HTTPConnection(urllib.parse.urlsplit(url).netloc, timeout=5)
+    connection.request("GET", urllib.parse.urlsplit(url).path)
+    reply = connection.getresponse()
+    return reply.status, reply.getheader("Location")
 
 
 # a local name of a function never run: IPython's own completer knows only the names that exist,
