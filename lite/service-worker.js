@@ -92,17 +92,20 @@ async function fromTheSite(request) {
   const cache = await opened;
   const url = new URL(request.url);
   const address = url.origin + url.pathname;
+  if (!ADDRESSES.has(address)) {
+    return fetch(request); // no file of the site: never kept
+  }
   const kept = await cache.match(address);
-  if (kept || !ADDRESSES.has(address)) {
-    return kept ? asServed(kept) : fetch(request);
+  if (kept) {
+    return asServed(kept);
   }
   try {
     await keepOne(cache, address);
-    const justKept = await cache.match(address);
-    return justKept ? asServed(justKept) : fetch(request);
   } catch {
     return fetch(request); // not kept (the server said no, or is gone): the network's answer
   }
+  const justKept = await cache.match(address);
+  return justKept ? asServed(justKept) : fetch(request);
 }
 
 // A kept copy as the page may take it: a copy the server reached through a redirect (a host that
