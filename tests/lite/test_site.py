@@ -124,13 +124,15 @@ def a_wheel(folder, package, modules):
 def test_a_package_left_for_later_is_unpacked_at_its_first_import(tmp_path, monkeypatch):
     """The site's piplite finds a package the kernel did not unpack at start without fetching it
     (IPython only asks whether jedi is there); its first import fetches its wheel, checks the
-    lock's digest and unpacks it, once, with its own path and files; a wheel that is not the one
-    the lock names is refused."""
+    lock's digest and unpacks it, once, with its own path and files, and a package it imports at
+    its own import; a package left out that nothing imported waits for its own first import; a
+    wheel that is not the one the lock names is refused."""
     later = load_standin("piplite/later.py")
     served = {}
     for package, modules in {
         "laterpkg": {"__init__": "import laterdep\nFROM = __file__\n", "inner": "X = 1\n"},
         "laterdep": {"__init__": "Y = 2\n"},
+        "unasked": {"__init__": "Z = 3\n"},
     }.items():
         name, data = a_wheel(tmp_path, package, modules)
         served[f"https://site/static/pyodide/{name}"] = data
@@ -144,10 +146,10 @@ def test_a_package_left_for_later_is_unpacked_at_its_first_import(tmp_path, monk
 
     target = tmp_path / "site-packages"
     monkeypatch.syspath_prepend(str(target))
-    waiting = {"laterpkg": served["laterpkg"], "laterdep": served["laterdep"]}
+    waiting = {name: served[name] for name in ("laterpkg", "laterdep", "unasked")}
     finder = later.OnFirstImport(waiting, "https://site/static/pyodide/", fetch, str(target))
     monkeypatch.setattr(sys, "meta_path", [finder, *sys.meta_path])
-    for name in ("laterpkg", "laterpkg.inner", "laterdep"):
+    for name in ("laterpkg", "laterpkg.inner", "laterdep", "unasked"):
         monkeypatch.delitem(sys.modules, name, raising=False)
     assert importlib.util.find_spec("laterpkg") is not None and fetched == []
 
@@ -155,7 +157,11 @@ def test_a_package_left_for_later_is_unpacked_at_its_first_import(tmp_path, monk
 
     assert len(fetched) == 2 and laterpkg.inner.X == 1 and sys.modules["laterdep"].Y == 2
     assert laterpkg.FROM == str(target / "laterpkg" / "__init__.py")
-    assert finder.find_spec("laterpkg") is None  # nothing waits: Python finds what was unpacked
+    assert finder.find_spec("laterpkg") is None  # Python finds what was unpacked
+    assert not (target / "unasked").exists() and finder.find_spec("unasked") is not None
+    import unasked
+
+    assert len(fetched) == 3 and unasked.Z == 3 and finder.waiting == {}
 
     wrong = {"laterpkg": {**served["laterpkg"], "sha256": "0" * 64}}
     forged = later.OnFirstImport(wrong, "https://site/static/pyodide/", fetch, str(tmp_path / "x"))
@@ -767,7 +773,8 @@ def test_the_site_works_with_the_server_stopped_after_the_first_visit(site, brow
     page and the notebook open again, JupyterLab's scripts run from the code Chrome compiled at
     the first visit, the kernel starts, a correct softmax passes its checkpoint, the edit saves,
     and after a reload the notebook and model.py hold it; a Tab completion only jedi can give
-    (the kernel unpacks jedi at its first import) works: all from this browser."""
+    works, and so does a traceback that shows the failing line (the kernel unpacks jedi, and
+    stack_data, at their first import): all from this browser."""
     notebook = f"en/{PART_ONE}/01-softmax.ipynb"
     page = browser_context.new_page()
     with serving(site) as base:
@@ -797,6 +804,8 @@ def test_the_site_works_with_the_server_stopped_after_the_first_visit(site, brow
     notebook_page.wait_for_run(page, notebook)
     completed = notebook_page.evaluate(page, notebook_page.COMPLETE, path=notebook, code=INFERRED)
     assert "counter_value" in json.loads(completed)["matches"], completed
+    failed = notebook_page.evaluate(page, notebook_page.TRACEBACK, path=notebook, code=BROKEN)
+    assert "ZeroDivisionError" in failed and "return 1 / 0" in failed, failed
     page.keyboard.press("Control+S")
     notebook_page.wait_for_stored_source(page, notebook, EXERCISE, typed)
     page.reload()
@@ -868,6 +877,7 @@ def test_a_first_visit_opens_the_notebook_from_a_host_that_redirects_index_html(
 # a local name of a function never run: IPython's own completer knows only the names that exist,
 # so only jedi, which reads the code, completes it
 INFERRED = "def f():\n    counter_value = 1\n    return counter_v"
+BROKEN = "def broken():\n    return 1 / 0\n\nbroken()"  # IPython shows its line through stack_data
 
 
 REPUBLISHED = "Republished: the course's second version"  # in what the second build changed

@@ -1,10 +1,11 @@
 """The site's packages that the kernel does not unpack as it starts, unpacked when first imported.
 
 The site's lock lists every wheel it serves; the kernel loads only those its start names
-(lite/build.py's LATER are left out: jedi and parso, which only a Tab completion imports, 870 of
-the kernel's 2,000 files). IPython asks whether jedi is there as it starts, without importing it,
-so this finder says yes; the first `import jedi` (or parso) then fetches both wheels from the
-site, checks them against the lock's digests and unpacks them, once.
+(lite/build.py's LATER are left out: those only a Tab completion, a traceback or IPython's
+terminal imports). IPython asks whether jedi is there as it starts, without importing it, so this
+finder says yes; the first import of a package left out then fetches its wheel from the site,
+checks it against the lock's digest and unpacks it, once. Each waits for its own first import:
+a traceback's stack_data does not unpack jedi.
 """
 
 import hashlib
@@ -52,7 +53,7 @@ def not_loaded(packages):
 
 
 class OnFirstImport(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """Finds the packages not unpacked yet, and unpacks all of them at the first one's import."""
+    """Finds the packages not unpacked yet, and unpacks each at its own first import."""
 
     def __init__(self, waiting, index, fetch=fetched, target=None):
         self.waiting, self.index, self.fetch = waiting, index, fetch
@@ -64,20 +65,22 @@ class OnFirstImport(importlib.abc.MetaPathFinder, importlib.abc.Loader):
             return importlib.machinery.ModuleSpec(name, self, is_package=True)
         return None
 
-    def unpack(self):
-        """Every waiting wheel fetched, checked against the lock's digest and unpacked."""
-        for entry in {e["file_name"]: e for e in self.waiting.values()}.values():
-            data = self.fetch(self.index + entry["file_name"])
-            if hashlib.sha256(data).hexdigest() != entry["sha256"]:
-                raise ImportError(f"{entry['file_name']}: not the wheel the site's lock names")
-            zipfile.ZipFile(io.BytesIO(data)).extractall(self.target)
-        self.waiting = {}
+    def unpack(self, name):
+        """The wheel that holds package `name` fetched, checked against the lock's digest and
+        unpacked; the names it holds wait no more."""
+        entry = self.waiting[name]
+        data = self.fetch(self.index + entry["file_name"])
+        if hashlib.sha256(data).hexdigest() != entry["sha256"]:
+            raise ImportError(f"{entry['file_name']}: not the wheel the site's lock names")
+        zipfile.ZipFile(io.BytesIO(data)).extractall(self.target)
+        wheel = entry["file_name"]
+        self.waiting = {n: e for n, e in self.waiting.items() if e["file_name"] != wheel}
         importlib.invalidate_caches()
 
     def create_module(self, spec):
         """Unpack first; Python then makes the module as usual."""
-        if self.waiting:
-            self.unpack()
+        if spec.name in self.waiting:
+            self.unpack(spec.name)
         return None
 
     def exec_module(self, module):
