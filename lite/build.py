@@ -68,7 +68,7 @@ LEFT_OUT = {"jedi": ("jedi/third_party/typeshed/stubs/", "jedi/third_party/djang
 # by the site's piplite (lite/standins/piplite/later.py): a Tab completion imports jedi and parso
 # (870 files, 0.2 s of every page load); a traceback imports stack_data and the three it reads the
 # code with; IPython's terminal, which a kernel never starts, wcwidth and prompt_toolkit; and
-# %matplotlib, matplotlib-inline. Unpacking the last seven (300 files) took 60-90 ms of each start.
+# %matplotlib, matplotlib-inline. Unpacking the last seven (280 files) took 60-90 ms of each start.
 LATER = ("jedi", "parso", "stack-data", "executing", "asttokens", "pure-eval", "prompt-toolkit",
          "wcwidth", "matplotlib-inline")  # fmt: skip
 # JupyterLab's plugins the site's lab leaves off: each does nothing in a browser with no server,
