@@ -65,12 +65,12 @@ KERNEL_FILES = "static/pyodide/"  # where the site keeps the kernel's runtime an
 # reads instead; the stubs of the standard library stay.
 LEFT_OUT = {"jedi": ("jedi/third_party/typeshed/stubs/", "jedi/third_party/django-stubs/")}
 # the kernel's packages served but not unpacked as it starts, each unpacked at its own first import
-# by the site's piplite (lite/standins/piplite/later.py): a Tab completion imports jedi and parso
-# (870 files, 0.2 s of every page load); a traceback imports stack_data and the three it reads the
-# code with; IPython's terminal, which a kernel never starts, wcwidth and prompt_toolkit; and
-# %matplotlib, matplotlib-inline. Unpacking the last seven (280 files) took 60-90 ms of each start.
-LATER = ("jedi", "parso", "stack-data", "executing", "asttokens", "pure-eval", "prompt-toolkit",
-         "wcwidth", "matplotlib-inline")  # fmt: skip
+# by the site's piplite (lite/standins/piplite/later.py): jedi and parso, which a Tab completion
+# imports (870 files, 0.2 s of every page load); prompt_toolkit and wcwidth, which only IPython's
+# terminal imports, and a kernel never starts one; matplotlib-inline, for %matplotlib (216 files,
+# 50-65 ms of each start in Pyodide). A traceback's stack_data, and the three it reads code with,
+# stay unpacked: without their wheels IPython shows its own failure instead of the learner's error.
+LATER = ("jedi", "parso", "prompt-toolkit", "wcwidth", "matplotlib-inline")
 # JupyterLab's plugins the site's lab leaves off: each does nothing in a browser with no server,
 # or nothing for this course, and each one started is work the page does before the notebook
 # shows (its code run, its settings read and checked against their schema)

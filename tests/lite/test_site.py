@@ -169,6 +169,43 @@ def test_a_package_left_for_later_is_unpacked_at_its_first_import(tmp_path, monk
         forged.create_module(forged.find_spec("laterpkg"))
 
 
+def test_a_wheel_left_for_later_unpacks_once_for_all_it_holds_and_again_after_a_failed_fetch(
+    tmp_path, monkeypatch
+):
+    """A wheel that holds two packages is fetched once, at the first one's import, and neither
+    waits any more; a fetch that fails (the site unreachable) raises ImportError and leaves the
+    package waiting, so that its next import fetches it again."""
+    later = load_standin("piplite/later.py")
+    path = tmp_path / "twins-1.0-py3-none-any.whl"
+    with zipfile.ZipFile(path, "w") as whl:
+        whl.writestr("twin_a/__init__.py", "A = 1\n")
+        whl.writestr("twin_b/__init__.py", "B = 2\n")
+    data = path.read_bytes()
+    entry = {"file_name": path.name, "sha256": hashlib.sha256(data).hexdigest()}
+    fetched, answers = [], [ImportError("the site answered 503"), data]  # the first one fails
+
+    def fetch(url):
+        fetched.append(url)
+        answer = answers.pop(0)
+        if isinstance(answer, Exception):
+            raise answer
+        return answer
+
+    target = tmp_path / "site-packages"
+    monkeypatch.syspath_prepend(str(target))
+    waiting = {"twin_a": entry, "twin_b": entry}
+    finder = later.OnFirstImport(waiting, "https://site/static/pyodide/", fetch, str(target))
+    monkeypatch.setattr(sys, "meta_path", [finder, *sys.meta_path])
+    for name in ("twin_a", "twin_b"):
+        monkeypatch.delitem(sys.modules, name, raising=False)
+    with pytest.raises(ImportError, match="503"):
+        importlib.import_module("twin_a")
+    assert set(finder.waiting) == {"twin_a", "twin_b"} and "twin_a" not in sys.modules
+
+    assert importlib.import_module("twin_a").A == 1 and finder.waiting == {}
+    assert importlib.import_module("twin_b").B == 2 and len(fetched) == 2
+
+
 def test_standin_wheels_are_wheels_pyodide_can_check(tmp_path):
     """A stand-in's wheel lists every file in RECORD with its hash; its lock entry names it."""
     for name in ("micropip", "piplite"):
@@ -513,6 +550,12 @@ def test_site_serves_its_own_python(site):
     started = kernel["loadPyodideOptions"]["packages"]
     assert sorted(lock["packages"]) == sorted([*started, *build.LATER])  # LATER: at first import
     assert not set(build.LATER) & set(started)
+    for code in editions.languages():  # each edition's lab starts the same packages
+        app = os.path.join(site, build.app_of(code), "jupyter-lite.json")
+        with open(app, encoding="utf-8") as f:
+            settings = json.load(f)["jupyter-config-data"].get("litePluginSettings", {})
+        own = settings.get("@jupyterlite/pyodide-kernel-extension:kernel", {})
+        assert own.get("loadPyodideOptions", {}).get("packages", started) == started, code
     for entry in lock["packages"].values():
         with open(os.path.join(pyodide, entry["file_name"]), "rb") as f:
             assert hashlib.sha256(f.read()).hexdigest() == entry["sha256"], entry["name"]
@@ -773,8 +816,8 @@ def test_the_site_works_with_the_server_stopped_after_the_first_visit(site, brow
     page and the notebook open again, JupyterLab's scripts run from the code Chrome compiled at
     the first visit, the kernel starts, a correct softmax passes its checkpoint, the edit saves,
     and after a reload the notebook and model.py hold it; a Tab completion only jedi can give
-    works, and so does a traceback that shows the failing line (the kernel unpacks jedi, and
-    stack_data, at their first import): all from this browser."""
+    works (the kernel unpacks jedi at its first import), and a traceback shows its failing line:
+    all from this browser."""
     notebook = f"en/{PART_ONE}/01-softmax.ipynb"
     page = browser_context.new_page()
     with serving(site) as base:

@@ -1,11 +1,11 @@
 """The site's packages that the kernel does not unpack as it starts, unpacked when first imported.
 
 The site's lock lists every wheel it serves; the kernel loads only those its start names
-(lite/build.py's LATER are left out: those only a Tab completion, a traceback or IPython's
-terminal imports). IPython asks whether jedi is there as it starts, without importing it, so this
-finder says yes; the first import of a package left out then fetches its wheel from the site,
-checks it against the lock's digest and unpacks it, once. Each waits for its own first import:
-a traceback's stack_data does not unpack jedi.
+(lite/build.py's LATER are left out: those only a Tab completion, IPython's terminal or
+%matplotlib imports). IPython asks whether jedi is there as it starts, without importing it, so
+this finder says yes; the first import of a package left out then fetches its wheel from the
+site, checks it against the lock's digest and unpacks it, once. Each waits for its own first
+import: jedi's does not unpack prompt_toolkit.
 """
 
 import hashlib
@@ -66,14 +66,12 @@ class OnFirstImport(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         return None
 
     def unpack(self, name):
-        """The wheel that holds package `name` fetched, checked against the lock's digest and
-        unpacked; the names it holds wait no more."""
-        entry = self.waiting[name]
-        data = self.fetch(self.index + entry["file_name"])
-        if hashlib.sha256(data).hexdigest() != entry["sha256"]:
-            raise ImportError(f"{entry['file_name']}: not the wheel the site's lock names")
+        """Fetch, check and unpack the wheel that holds `name`; the names it holds wait no more."""
+        wheel = self.waiting[name]["file_name"]
+        data = self.fetch(self.index + wheel)
+        if hashlib.sha256(data).hexdigest() != self.waiting[name]["sha256"]:
+            raise ImportError(f"{wheel}: not the wheel the site's lock names")
         zipfile.ZipFile(io.BytesIO(data)).extractall(self.target)
-        wheel = entry["file_name"]
         self.waiting = {n: e for n, e in self.waiting.items() if e["file_name"] != wheel}
         importlib.invalidate_caches()
 
