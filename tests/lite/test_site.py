@@ -121,6 +121,18 @@ def a_wheel(folder, package, modules):
         return os.path.basename(path), f.read()
 
 
+def a_finder(later, waiting, fetch, tmp_path, monkeypatch):
+    """(the site's piplite finder for waiting, first on sys.meta_path, and the folder it unpacks
+    into, on sys.path), with none of the waiting packages imported yet."""
+    target = tmp_path / "site-packages"
+    monkeypatch.syspath_prepend(str(target))
+    finder = later.OnFirstImport(waiting, "https://site/static/pyodide/", fetch, str(target))
+    monkeypatch.setattr(sys, "meta_path", [finder, *sys.meta_path])
+    for name in [n for n in sys.modules if n.split(".")[0] in waiting]:
+        monkeypatch.delitem(sys.modules, name)
+    return finder, target
+
+
 def test_a_package_left_for_later_is_unpacked_at_its_first_import(tmp_path, monkeypatch):
     """The site's piplite finds a package the kernel did not unpack at start without fetching it
     (IPython only asks whether jedi is there); its first import fetches its wheel, checks the
@@ -144,13 +156,8 @@ def test_a_package_left_for_later_is_unpacked_at_its_first_import(tmp_path, monk
         fetched.append(url)
         return served[url]
 
-    target = tmp_path / "site-packages"
-    monkeypatch.syspath_prepend(str(target))
     waiting = {name: served[name] for name in ("laterpkg", "laterdep", "unasked")}
-    finder = later.OnFirstImport(waiting, "https://site/static/pyodide/", fetch, str(target))
-    monkeypatch.setattr(sys, "meta_path", [finder, *sys.meta_path])
-    for name in ("laterpkg", "laterpkg.inner", "laterdep", "unasked"):
-        monkeypatch.delitem(sys.modules, name, raising=False)
+    finder, target = a_finder(later, waiting, fetch, tmp_path, monkeypatch)
     assert importlib.util.find_spec("laterpkg") is not None and fetched == []
 
     import laterpkg.inner
@@ -191,13 +198,7 @@ def test_a_wheel_left_for_later_unpacks_once_for_all_it_holds_and_again_after_a_
             raise answer
         return answer
 
-    target = tmp_path / "site-packages"
-    monkeypatch.syspath_prepend(str(target))
-    waiting = {"twin_a": entry, "twin_b": entry}
-    finder = later.OnFirstImport(waiting, "https://site/static/pyodide/", fetch, str(target))
-    monkeypatch.setattr(sys, "meta_path", [finder, *sys.meta_path])
-    for name in ("twin_a", "twin_b"):
-        monkeypatch.delitem(sys.modules, name, raising=False)
+    finder, _ = a_finder(later, {"twin_a": entry, "twin_b": entry}, fetch, tmp_path, monkeypatch)
     with pytest.raises(ImportError, match="503"):
         importlib.import_module("twin_a")
     assert set(finder.waiting) == {"twin_a", "twin_b"} and "twin_a" not in sys.modules
@@ -554,7 +555,7 @@ def test_site_serves_its_own_python(site):
         app = os.path.join(site, build.app_of(code), "jupyter-lite.json")
         with open(app, encoding="utf-8") as f:
             settings = json.load(f)["jupyter-config-data"].get("litePluginSettings", {})
-        own = settings.get("@jupyterlite/pyodide-kernel-extension:kernel", {})
+        own = settings.get(build.KERNEL_PLUGIN, {})
         assert own.get("loadPyodideOptions", {}).get("packages", started) == started, code
     for entry in lock["packages"].values():
         with open(os.path.join(pyodide, entry["file_name"]), "rb") as f:
