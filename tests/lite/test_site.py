@@ -814,8 +814,8 @@ def wait_until_kept(page, site, seconds=120):
 @pytest.mark.browser
 def test_the_site_works_with_the_server_stopped_after_the_first_visit(site, browser_context):
     """A learner opens the landing page and notebook 1 once; then the server stops. The landing
-    page and the notebook open again, JupyterLab's scripts run from the code Chrome compiled at
-    the first visit, the kernel starts, a correct softmax passes its checkpoint, the edit saves,
+    page and the notebook open again, JupyterLab's scripts and their functions run from the code
+    Chrome compiled at the first visit, the kernel starts, a correct softmax passes its checkpoint, the edit saves,
     and after a reload the notebook and model.py hold it; a Tab completion only jedi can give
     works (the kernel unpacks jedi at its first import), and a traceback shows its failing line:
     all from this browser."""
@@ -833,13 +833,17 @@ def test_the_site_works_with_the_server_stopped_after_the_first_visit(site, brow
     page.close()
 
     page = browser_context.new_page()
-    browser_context.browser.start_tracing(page=page, categories=["devtools.timeline"])
+    categories = ["devtools.timeline", "disabled-by-default-v8.compile"]
+    browser_context.browser.start_tracing(page=page, categories=categories)
     page.goto(base + "/index.html")
     page.get_by_role("link", name="Step 1 · Softmax that never overflows").click()
     notebook_page.wait_for_notebook(page, notebook, EXERCISE)
-    compiled = scripts_compiled(browser_context.browser.stop_tracing())
+    events = json.loads(browser_context.browser.stop_tracing())["traceEvents"]
+    compiled = scripts_compiled(events)
     chunks = {url: cached for url, cached in compiled.items() if is_labs_chunk(site, url)}
     assert len(chunks) > 20 and all(chunks.values()), compiled  # none compiled again
+    # nor their functions one by one (11,000 of them, before build.COMPILE_ALL)
+    assert functions_compiled_on_call(events, site) < 2000
     typed = type_exercise(page, notebook, SOFTMAX)
     run_all(page)
     expect(outputs(page, notebook, CHECKS)).to_contain_text(
@@ -861,16 +865,28 @@ def test_the_site_works_with_the_server_stopped_after_the_first_visit(site, brow
     assert browser_context.outside == [], browser_context.outside[:5]
 
 
-def scripts_compiled(trace):
+def scripts_compiled(events):
     """{address: whether Chrome took its compiled code from its code cache} of every script a
-    trace (Chrome's devtools.timeline) saw compiled."""
+    trace's events (Chrome's devtools.timeline) saw compiled."""
     found = {}
-    for event in json.loads(trace)["traceEvents"]:
+    for event in events:
         data = event.get("args", {}).get("data", {})
         if event.get("name") == "v8.compile" and data.get("url"):
             cached = bool(data.get("consumedCacheSize"))
             found[data["url"]] = found.get(data["url"], False) or cached
     return found
+
+
+def functions_compiled_on_call(events, site):
+    """How many functions the thread that ran JupyterLab's scripts compiled at their first call,
+    in a trace's events (V8's, of disabled-by-default-v8.compile): each code it did not find
+    compiled."""
+    lab = {
+        (e["pid"], e["tid"])
+        for e in events
+        if e.get("name") == "v8.compile" and is_labs_chunk(site, e["args"]["data"].get("url", ""))
+    }
+    return sum(e.get("name") == "V8.CompileCode" and (e["pid"], e["tid"]) in lab for e in events)
 
 
 def is_labs_chunk(site, url):
