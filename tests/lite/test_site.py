@@ -817,8 +817,8 @@ def test_the_site_works_with_the_server_stopped_after_the_first_visit(site, brow
     page and the notebook open again, JupyterLab's scripts and their functions run from the code
     Chrome compiled at the first visit, the kernel starts, a correct softmax passes its
     checkpoint, the edit saves, and after a reload the notebook and model.py hold it; a Tab
-    completion only jedi can give works (the kernel unpacks jedi at its first import), and a traceback shows its failing line:
-    all from this browser."""
+    completion only jedi can give works (the kernel unpacks jedi at its first import), and a
+    traceback shows its failing line: all from this browser."""
     notebook = f"en/{PART_ONE}/01-softmax.ipynb"
     page = browser_context.new_page()
     with serving(site) as base:
