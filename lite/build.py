@@ -96,10 +96,11 @@ LEFT_OFF = (
     "@jupyterlite/application-extension:plugin-manager", "@jupyterlab/workspaces-extension",
     "@jupyterlab/help-extension:jupyter-forum", "@jupyterlab/help-extension:resources",
 )  # fmt: skip
-# the first line of every script of the lab: V8 (Chrome 136 on) then compiles each of its functions
-# as the script loads, not at the function's first call. Chrome keeps a script's compiled code
-# once the script's first run ends, so a function first called later (a plugin's, as the app
-# starts) was compiled again at every visit: 11,000 functions, 0.54 s of the page's main thread
+# the first line of every script the lab's page runs (compile_all; not the workers'): V8 (Chrome
+# 136 on) then compiles each of its functions as the script loads, not at the function's first
+# call. Chrome keeps a script's compiled code once the script's first run ends, so a function
+# first called later (a plugin's, as the app starts) was compiled again at every visit: 11,000
+# functions, 0.54 s of the page's main thread
 COMPILE_ALL = b"//# allFunctionsCalledOnLoad\n"
 LEARNER_PACKAGE = "checkpoints"  # installed in the kernel, not kept in the browser's storage
 # files of a built site no page asks for: JupyterLite's build configuration and service worker
