@@ -6,7 +6,6 @@ A screenshot of each stage is kept in test-artifacts/.
 """
 
 import os
-import re
 import time
 
 import pytest
@@ -40,6 +39,7 @@ SOFTMAX = '''def softmax(xs):
 '''
 NOTEBOOK = "part-1-attention/01-softmax.ipynb"
 EXERCISE = "step01-softmax-solution"  # the exercise cell's grade id
+CHECKS = "step01-softmax-checks"  # the grade id of notebook 1's checkpoint cell
 
 
 @pytest.fixture(scope="module")
@@ -83,8 +83,7 @@ def type_and_run_all(page, code):
     page.keyboard.press("Control+A")
     page.keyboard.insert_text(code)  # no auto-indent: the text lands exactly as written
     notebook_page.wait_for_source(page, NOTEBOOK, EXERCISE, code)
-    page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
-    page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
+    notebook_page.run_all(page, NOTEBOOK)
 
 
 def screenshot(page, name):

@@ -39,7 +39,7 @@ from tests.fixtures import notebook_page
 from tests.fixtures.lab_server import serving
 from tests.fixtures.leaks import INSTRUCTOR_MARKERS, leaked_lines, solution_lines
 from tests.grading.nbgrader.test_collect import collect_and_grade, notebook_points
-from tests.test_browser import CHROMIUM, CHROMIUM_FLAGS, EXERCISE, SOFTMAX, screenshot
+from tests.test_browser import CHECKS, CHROMIUM, CHROMIUM_FLAGS, EXERCISE, SOFTMAX, screenshot
 
 pytestmark = pytest.mark.site
 PART_NOTEBOOKS = {name: masters.notebooks(part.masters) for name, part in PARTS.items()}
@@ -638,7 +638,6 @@ def browser_context(chromium):
     context.close()
 
 
-CHECKS = "step01-softmax-checks"  # the grade id of notebook 1's checkpoint cell
 KERNEL = "comlink.worker"  # in the address of the Pyodide kernel's worker
 
 
@@ -659,12 +658,11 @@ def outputs(page, path, grade_id):
     return notebook_page.cell(page, path, grade_id).locator(".jp-OutputArea")
 
 
-def run_all(page, locale=None):
-    """Run › Run All Cells, in the menus' language (locale: as JupyterLab's language pack says)."""
-    run, run_all_cells = (in_language(locale, words) for words in ("Run", "Run All Cells"))
-    page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(f"^{re.escape(run)}$")).click()
-    exact = re.compile(f"^{re.escape(run_all_cells)}$")  # 모든 셀 실행 is in 위의 모든 셀 실행 too
-    page.locator(".lm-Menu-itemLabel", has_text=exact).first.click()
+def run_all(page, path, locale=None):
+    """Run › Run All Cells on the notebook on path, in the menus' language (locale: as JupyterLab's
+    language pack says)."""
+    labels = (in_language(locale, words) for words in ("Run", "Run All Cells"))
+    notebook_page.run_all(page, path, *labels)
 
 
 def in_language(locale, words):
@@ -695,7 +693,7 @@ def test_a_learner_works_in_the_browser_from_the_site_alone(served, browser_cont
     start = time.monotonic()
     page.get_by_role("link", name="Step 1 · Softmax that never overflows").click()
     type_exercise(page, notebook, SOFTMAX)
-    run_all(page)
+    run_all(page, notebook)
     expect(outputs(page, notebook, CHECKS)).to_contain_text(
         "softmax: all 8 checks hold", timeout=180_000
     )
@@ -734,7 +732,7 @@ def test_a_learner_works_in_the_browser_from_the_site_alone(served, browser_cont
         "progress()\nhand_in()\n",
         keys="Control+End",
     )
-    page.keyboard.press("Shift+Enter")
+    notebook_page.run_cell(page, notebook)
     exercise_outputs = outputs(page, notebook, EXERCISE)
     expect(exercise_outputs).to_contain_text(
         "hand-in-attention.zip: 9 files", timeout=notebook_page.TIMEOUT
@@ -845,7 +843,7 @@ def test_the_site_works_with_the_server_stopped_after_the_first_visit(site, brow
     # nor their functions one by one (11,000 compiles, before build.COMPILE_ALL; 540 with it)
     assert 0 < compiles_on_the_labs_thread(events, site) < 2000
     typed = type_exercise(page, notebook, SOFTMAX)
-    run_all(page)
+    run_all(page, notebook)
     expect(outputs(page, notebook, CHECKS)).to_contain_text(
         "softmax: all 8 checks hold", timeout=180_000
     )
@@ -1066,7 +1064,7 @@ def test_a_republished_site_says_so_and_keeps_the_learners_edits(
         assert "09-republished.ipynb" in page.evaluate(STORED, f"en/{PART_ONE}")
         type_exercise(page, notebook, "import checkpoints.republished\n"
                       "print(checkpoints.republished.MARK)\n")  # fmt: skip
-        page.keyboard.press("Shift+Enter")
+        notebook_page.run_cell(page, notebook)
         expect(outputs(page, notebook, EXERCISE)).to_contain_text(REPUBLISHED, timeout=180_000)
         assert page.evaluate(SEEN) == site_version(second)
 
@@ -1105,7 +1103,7 @@ def test_the_korean_edition_answers_in_korean(served, browser_context):
     korean = [in_language("ko_KR", w) for w in ("File", "Edit", "Settings")]
     assert korean == [m for m in menus if m in korean] == ["파일", "편집", "설정"], menus
     type_exercise(page, notebook, SOFTMAX)
-    run_all(page, "ko_KR")
+    run_all(page, notebook, "ko_KR")
     with open(os.path.join(ROOT, "checkpoints", "locales", "ko.json"), encoding="utf-8") as f:
         passed = json.load(f)["report"]["all_hold"].format(count=8)
     passed_in_korean = outputs(page, notebook, CHECKS)  # "검사 8개 모두 통과"

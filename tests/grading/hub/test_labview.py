@@ -5,13 +5,11 @@ report cannot speak for another learner or carry markup, and the history keeps n
 
 import os
 import pwd
-import re
 import sqlite3
 import time
 
 import pytest
 import requests
-from playwright.sync_api import expect
 
 from grading import paths
 from grading.authoring import course
@@ -19,9 +17,9 @@ from grading.authoring.mistakes import BUGGY
 from grading.hub import control, labview
 from grading.hub.exchange import store
 from grading.parts import PARTS
-from tests.fixtures import hub_pages
+from tests.fixtures import hub_pages, notebook_page
 from tests.fixtures.hub_session import free_port, make, stop_hub, without_workspaces
-from tests.test_browser import SOFTMAX
+from tests.test_browser import CHECKS, EXERCISE, NOTEBOOK, SOFTMAX
 
 pytestmark = [
     pytest.mark.slow,
@@ -48,18 +46,13 @@ def server_env(name):
 
 
 def run_notebook_one(tab, code):
-    """In the learner's Lab, opened on notebook 1: once the notebook has its kernel, type the
-    exercise, then Run All. (While the notebook still shows "No Kernel", JupyterLab's Run All
-    skips every cell without a word: CI's busy machine met that, and the learner never ran.)"""
-    kernel = tab.locator(".jp-Toolbar-kernelName").first
-    expect(kernel).to_have_text(re.compile("Python"), timeout=hub_pages.WAIT_MS)
-    exercise = re.compile("NotImplementedError|def softmax")
-    editor = tab.locator(".jp-CodeCell").filter(has_text=exercise).first.locator(".cm-content")
-    editor.click()
+    """In the learner's Lab, opened on notebook 1: type the exercise, and once it is in the cell
+    and the notebook has its kernel, Run All."""
+    notebook_page.cell(tab, NOTEBOOK, EXERCISE, hub_pages.WAIT_MS).locator(".cm-content").click()
     tab.keyboard.press("Control+A")
     tab.keyboard.insert_text(code)
-    tab.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
-    tab.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
+    notebook_page.wait_for_source(tab, NOTEBOOK, EXERCISE, code)
+    notebook_page.run_all(tab, NOTEBOOK)
 
 
 def shows(tab, url, words, within):
@@ -96,9 +89,9 @@ def lab():
         grader = browser.logged_in("instructor1")
         tabs = {name: browser.logged_in(name) for name in WORK}  # each lands on notebook 1
         for name, tab in tabs.items():
-            tab.wait_for_selector(".jp-Notebook .jp-Cell")
             run_notebook_one(tab, WORK[name])
         for name, tab in tabs.items():
+            notebook_page.wait_for_output(tab, NOTEBOOK, CHECKS, SAID[name], hub_pages.WAIT_MS)
             # attached, not visible: the Lab skips drawing cells scrolled out of view
             # (windowingMode contentVisibility), and Run All scrolls to the last cell
             tab.get_by_text(SAID[name]).first.wait_for(state="attached")
