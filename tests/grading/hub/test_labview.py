@@ -52,7 +52,7 @@ def run_notebook_one(tab, code):
     tab.keyboard.press("Control+A")
     tab.keyboard.insert_text(code)
     notebook_page.wait_for_source(tab, NOTEBOOK, EXERCISE, code)
-    notebook_page.run_all(tab, NOTEBOOK)
+    notebook_page.run_all(tab, NOTEBOOK, timeout=hub_pages.WAIT_MS)
 
 
 def shows(tab, url, words, within):
