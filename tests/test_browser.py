@@ -72,17 +72,9 @@ def page(lab):
         browser.close()
 
 
-def exercise_editor(page):
-    """The editor of the exercise cell (the one holding the code stub), once it is in the page."""
-    return notebook_page.cell(page, NOTEBOOK, EXERCISE).locator(".cm-content")
-
-
 def type_and_run_all(page, code):
-    editor = exercise_editor(page)
-    editor.click()
-    page.keyboard.press("Control+A")
-    page.keyboard.insert_text(code)  # no auto-indent: the text lands exactly as written
-    notebook_page.wait_for_source(page, NOTEBOOK, EXERCISE, code)
+    """Replace the exercise cell's source with code, then Run All."""
+    notebook_page.type_into(page, NOTEBOOK, EXERCISE, code)
     notebook_page.run_all(page, NOTEBOOK)
 
 

@@ -642,15 +642,8 @@ KERNEL = "comlink.worker"  # in the address of the Pyodide kernel's worker
 
 
 def type_exercise(page, path, code, keys="Control+A"):
-    """Click into the exercise cell's editor, press keys (select all: replace; Control+End: add)
-    and type code; returns the cell's source once its model holds what was typed."""
-    before = "" if keys == "Control+A" else notebook_page.cell_source(page, path, EXERCISE)
-    notebook_page.cell(page, path, EXERCISE).locator(".cm-content").click()
-    page.keyboard.press(keys)
-    page.keyboard.insert_text(code)  # no auto-indent: the text lands exactly as written
-    return notebook_page.wait_for_source(
-        page, path, EXERCISE, before + code, any_blank_lines=keys != "Control+A"
-    )
+    """Type code into the exercise cell (keys: as notebook_page.type_into); its source."""
+    return notebook_page.type_into(page, path, EXERCISE, code, keys)
 
 
 def outputs(page, path, grade_id):

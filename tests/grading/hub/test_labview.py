@@ -48,10 +48,7 @@ def server_env(name):
 def run_notebook_one(tab, code):
     """In the learner's Lab, opened on notebook 1: type the exercise, and once it is in the cell
     and the notebook has its kernel, Run All."""
-    notebook_page.cell(tab, NOTEBOOK, EXERCISE, hub_pages.WAIT_MS).locator(".cm-content").click()
-    tab.keyboard.press("Control+A")
-    tab.keyboard.insert_text(code)
-    notebook_page.wait_for_source(tab, NOTEBOOK, EXERCISE, code)
+    notebook_page.type_into(tab, NOTEBOOK, EXERCISE, code, timeout=hub_pages.WAIT_MS)
     notebook_page.run_all(tab, NOTEBOOK, timeout=hub_pages.WAIT_MS)
 
 
